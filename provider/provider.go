@@ -1,0 +1,46 @@
+// Package provider holds the Provider interface that advances predicted and
+// server time each frame, the two providers netclock ships (Server, a constant
+// rate, and Client, which steers toward a clock estimate), and the Estimate
+// and Sample types that carry clock-synchronization results.
+package provider
+
+import (
+	"time"
+
+	"github.com/netclock/netclock/nettime"
+)
+
+// Provider decides how predicted and server time advance. It is the Go form of
+// the Unity network-time RFC's INetworkTimeProvider: implement it to take full
+// control of a timeline.
+//
+// Both times passed to a Provider have the same tick rate and must keep it.
+type Provider interface {
+	// AdvanceTime advances predicted and server time after dt of real time
+	// has passed (dt >= 0). It returns false if it stepped the times instead
+	// of advancing them smoothly (a hard reset); the caller reports that.
+	AdvanceTime(predicted, server *nettime.Time, dt time.Duration) bool
+
+	// InitializeClient sets the initial times of a client. On entry both
+	// hold the server time the client starts from.
+	InitializeClient(predicted, server *nettime.Time)
+}
+
+// Server is the provider of the server, and of any peer whose time is the
+// authority: both times advance at exactly the real rate and predicted time
+// equals server time. Its zero value is ready to use.
+type Server struct{}
+
+// AdvanceTime advances both times by dt and returns true.
+func (Server) AdvanceTime(predicted, server *nettime.Time, dt time.Duration) bool {
+	*server = server.Add(dt)
+	*predicted = *server
+	return true
+}
+
+// InitializeClient sets predicted time to server time.
+func (Server) InitializeClient(predicted, server *nettime.Time) {
+	*predicted = *server
+}
+
+var _ Provider = Server{}
