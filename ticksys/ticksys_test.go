@@ -270,9 +270,9 @@ func TestCallbacksMaySubscribeAndCancel(t *testing.T) {
 	var cancelA func()
 	cancelA = s.OnNetworkTick(func(ev TickEvent) {
 		calls = append(calls, "a")
-		cancelA()  // cancel itself
-		cancelA()  // twice is fine
-		cancelB()  // and a later subscriber, which must not run for this event
+		cancelA()                                                       // cancel itself
+		cancelA()                                                       // twice is fine
+		cancelB()                                                       // and a later subscriber, which must not run for this event
 		s.OnNetworkTick(func(TickEvent) { calls = append(calls, "c") }) // from the next event on
 	})
 	cancelB = s.OnNetworkTick(func(TickEvent) { calls = append(calls, "b") })
