@@ -99,6 +99,13 @@ func FromTick(rate uint32, tick int64, offset time.Duration) Time {
 	mustRate(rate)
 	start, ok := tickStart(tick, rate)
 	if !ok {
+		// An offset of the other sign may bring the result back into range.
+		// Move its whole seconds into the tick, exactly (tick k+s*rate starts
+		// s seconds after tick k); what is left is under a second, too little
+		// to bring back a start beyond int64.
+		if s := int64(offset / time.Second); s != 0 && (s < 0) == (tick > 0) {
+			return FromTick(rate, tick+s*int64(rate), offset-time.Duration(s)*time.Second)
+		}
 		if tick > 0 {
 			return Time{d: int64(MaxDuration), rate: rate}
 		}
@@ -158,11 +165,12 @@ func tickStart(tick int64, rate uint32) (int64, bool) {
 	}
 	q, r := bits.Div64(hi, lo, uint64(rate))
 	if !neg {
+		// Check before rounding up: q can be 1<<64-1, and q+1 would wrap to 0.
+		if q > math.MaxInt64 || (q == math.MaxInt64 && r != 0) {
+			return 0, false
+		}
 		if r != 0 {
 			q++
-		}
-		if q > math.MaxInt64 {
-			return 0, false
 		}
 		return int64(q), true
 	}
@@ -223,23 +231,30 @@ func (t Time) TickWithPartial() float64 {
 	return float64(tick) + float64(rem)/float64(nsPerSec)
 }
 
-// ToFixed returns the start of t's tick.
+// ToFixed returns the start of t's tick. The first tick at -MaxDuration
+// starts before it: there the result saturates, as FromTick(rate, t.Tick(), 0)
+// does.
 func (t Time) ToFixed() Time {
-	t.d -= int64(t.TickOffset())
+	t.d = clamp(t.d - int64(t.TickOffset()))
 	return t
 }
 
-// Add returns t+d. The result saturates at ±MaxDuration.
+// Add returns t+d. The result saturates at ±MaxDuration. Adding to the
+// zero Time returns the zero Time: it has no timeline to move along.
 func (t Time) Add(d time.Duration) Time {
+	if t.rate == 0 {
+		return t
+	}
 	t.d = clamp(addSat(t.d, int64(d)))
 	return t
 }
 
-// Sub returns t-u. It panics if t and u have different tick rates (a
-// programmer error: convert one first with WithRate).
+// Sub returns t-u, saturated to the time.Duration range (two accepted times
+// can be almost 2*MaxDuration apart). It panics if t and u have different
+// tick rates (a programmer error: convert one first with WithRate).
 func (t Time) Sub(u Time) time.Duration {
 	t.sameRate(u)
-	return time.Duration(t.d - u.d) // both in ±MaxDuration: cannot overflow
+	return time.Duration(addSat(t.d, -u.d)) // u.d is in ±MaxDuration: -u.d fits
 }
 
 // TicksAgo returns the time n ticks before t: in tick t.Tick()-n, at the same
@@ -265,7 +280,8 @@ func (t Time) TicksAgo(n int64) Time {
 	if l := r.FixedDelta(); off >= l {
 		off = l - 1
 	}
-	return r.Add(off)
+	// Not r.Add(off): r is clamped to -MaxDuration when the tick starts before it.
+	return FromTick(t.rate, target, off)
 }
 
 // Compare returns -1 if t is before u, 0 if they are equal and +1 if t is

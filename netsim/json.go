@@ -1,0 +1,602 @@
+package netsim
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The JSON forms. They mirror the public types with Duration in place of
+// time.Duration and lower-camel-case keys. Decoding is strict: unknown keys
+// are errors.
+
+type jitterJSON struct {
+	Kind   JitterKind `json:"kind,omitempty"`
+	Spread Duration   `json:"spread,omitzero"`
+	Mean   Duration   `json:"mean,omitzero"`
+	StdDev Duration   `json:"stdDev,omitzero"`
+	Scale  Duration   `json:"scale,omitzero"`
+	Shape  float64    `json:"shape,omitzero"`
+	Cap    Duration   `json:"cap,omitzero"`
+}
+
+type queueJSON struct {
+	Mean   Duration `json:"mean"`
+	StdDev Duration `json:"stdDev"`
+	Tau    Duration `json:"tau"`
+}
+
+type stepsJSON struct {
+	Interval Duration `json:"interval"`
+	Max      Duration `json:"max"`
+}
+
+type burstJSON struct {
+	PGoodToBad float64 `json:"pGoodToBad"`
+	PBadToGood float64 `json:"pBadToGood"`
+	LossInBad  float64 `json:"lossInBad"`
+}
+
+type linkJSON struct {
+	Base         Duration   `json:"base"`
+	Jitter       jitterJSON `json:"jitter,omitzero"`
+	Queue        *queueJSON `json:"queue,omitempty"`
+	Steps        *stepsJSON `json:"steps,omitempty"`
+	Loss         float64    `json:"loss,omitzero"`
+	Burst        *burstJSON `json:"burst,omitempty"`
+	Reorder      float64    `json:"reorder,omitzero"`
+	ReorderDelay Duration   `json:"reorderDelay,omitzero"`
+	Duplicate    float64    `json:"duplicate,omitzero"`
+}
+
+type jumpJSON struct {
+	At Duration `json:"at"`
+	By Duration `json:"by"`
+}
+
+type slewJSON struct {
+	From Duration `json:"from"`
+	To   Duration `json:"to"`
+	PPM  float64  `json:"ppm"`
+}
+
+type clockJSON struct {
+	Offset   Duration   `json:"offset,omitzero"`
+	DriftPPM float64    `json:"driftPPM,omitzero"`
+	Jumps    []jumpJSON `json:"jumps,omitempty"`
+	Slews    []slewJSON `json:"slews,omitempty"`
+}
+
+type framesJSON struct {
+	Interval      Duration `json:"interval,omitzero"`
+	Jitter        Duration `json:"jitter,omitzero"`
+	HitchProb     float64  `json:"hitchProb,omitzero"`
+	HitchDuration Duration `json:"hitchDuration,omitzero"`
+}
+
+type changeJSON struct {
+	At        Duration    `json:"at"`
+	Direction Direction   `json:"direction"`
+	Base      *Duration   `json:"base,omitempty"`
+	Jitter    *jitterJSON `json:"jitter,omitempty"`
+	Loss      *float64    `json:"loss,omitempty"`
+	Outage    Duration    `json:"outage,omitzero"`
+}
+
+type profileJSON struct {
+	Name        string       `json:"name"`
+	Description string       `json:"description,omitempty"`
+	Up          linkJSON     `json:"up"`
+	Down        linkJSON     `json:"down"`
+	Client      clockJSON    `json:"client,omitzero"`
+	Server      clockJSON    `json:"server,omitzero"`
+	Frames      framesJSON   `json:"frames,omitzero"`
+	Changes     []changeJSON `json:"changes,omitempty"`
+}
+
+// Conversions to the JSON forms.
+
+func (j JitterSpec) toJSON() jitterJSON {
+	return jitterJSON{j.Kind, Duration(j.Spread), Duration(j.Mean), Duration(j.StdDev), Duration(j.Scale), j.Shape, Duration(j.Cap)}
+}
+
+func (q QueueSpec) toJSON() queueJSON {
+	return queueJSON{Duration(q.Mean), Duration(q.StdDev), Duration(q.Tau)}
+}
+
+func (s StepSpec) toJSON() stepsJSON { return stepsJSON{Duration(s.Interval), Duration(s.Max)} }
+
+func (g GilbertElliott) toJSON() burstJSON { return burstJSON(g) }
+
+func (s LinkSpec) toJSON() linkJSON {
+	m := linkJSON{
+		Base:         Duration(s.Base),
+		Jitter:       s.Jitter.toJSON(),
+		Loss:         s.Loss,
+		Reorder:      s.Reorder,
+		ReorderDelay: Duration(s.ReorderDelay),
+		Duplicate:    s.Duplicate,
+	}
+	if s.Queue != nil {
+		q := s.Queue.toJSON()
+		m.Queue = &q
+	}
+	if s.Steps != nil {
+		st := s.Steps.toJSON()
+		m.Steps = &st
+	}
+	if s.Burst != nil {
+		b := s.Burst.toJSON()
+		m.Burst = &b
+	}
+	return m
+}
+
+func (j Jump) toJSON() jumpJSON { return jumpJSON{Duration(j.At), Duration(j.By)} }
+
+func (s Slew) toJSON() slewJSON { return slewJSON{Duration(s.From), Duration(s.To), s.PPM} }
+
+func (s ClockSpec) toJSON() clockJSON {
+	m := clockJSON{Offset: Duration(s.Offset), DriftPPM: s.DriftPPM}
+	for _, j := range s.Jumps {
+		m.Jumps = append(m.Jumps, j.toJSON())
+	}
+	for _, sl := range s.Slews {
+		m.Slews = append(m.Slews, sl.toJSON())
+	}
+	return m
+}
+
+func (s FrameSpec) toJSON() framesJSON {
+	return framesJSON{Duration(s.Interval), Duration(s.Jitter), s.HitchProb, Duration(s.HitchDuration)}
+}
+
+func (c Change) toJSON() changeJSON {
+	m := changeJSON{At: Duration(c.At), Direction: c.Direction, Outage: Duration(c.Outage)}
+	if c.Base != nil {
+		b := Duration(*c.Base)
+		m.Base = &b
+	}
+	if c.Jitter != nil {
+		j := c.Jitter.toJSON()
+		m.Jitter = &j
+	}
+	if c.Loss != nil {
+		l := *c.Loss
+		m.Loss = &l
+	}
+	return m
+}
+
+func (p Profile) toJSON() profileJSON {
+	m := profileJSON{
+		Name:        p.Name,
+		Description: p.Description,
+		Up:          p.Up.toJSON(),
+		Down:        p.Down.toJSON(),
+		Client:      p.Client.toJSON(),
+		Server:      p.Server.toJSON(),
+		Frames:      p.Frames.toJSON(),
+	}
+	for _, c := range p.Changes {
+		m.Changes = append(m.Changes, c.toJSON())
+	}
+	return m
+}
+
+// Conversions from the JSON forms.
+
+func (m jitterJSON) spec() JitterSpec {
+	return JitterSpec{m.Kind, time.Duration(m.Spread), time.Duration(m.Mean), time.Duration(m.StdDev), time.Duration(m.Scale), m.Shape, time.Duration(m.Cap)}
+}
+
+func (m queueJSON) spec() QueueSpec {
+	return QueueSpec{time.Duration(m.Mean), time.Duration(m.StdDev), time.Duration(m.Tau)}
+}
+
+func (m stepsJSON) spec() StepSpec { return StepSpec{time.Duration(m.Interval), time.Duration(m.Max)} }
+
+func (m burstJSON) spec() GilbertElliott { return GilbertElliott(m) }
+
+func (m linkJSON) spec() LinkSpec {
+	s := LinkSpec{
+		Base:         time.Duration(m.Base),
+		Jitter:       m.Jitter.spec(),
+		Loss:         m.Loss,
+		Reorder:      m.Reorder,
+		ReorderDelay: time.Duration(m.ReorderDelay),
+		Duplicate:    m.Duplicate,
+	}
+	if m.Queue != nil {
+		q := m.Queue.spec()
+		s.Queue = &q
+	}
+	if m.Steps != nil {
+		st := m.Steps.spec()
+		s.Steps = &st
+	}
+	if m.Burst != nil {
+		b := m.Burst.spec()
+		s.Burst = &b
+	}
+	return s
+}
+
+func (m jumpJSON) spec() Jump { return Jump{time.Duration(m.At), time.Duration(m.By)} }
+
+func (m slewJSON) spec() Slew { return Slew{time.Duration(m.From), time.Duration(m.To), m.PPM} }
+
+func (m clockJSON) spec() ClockSpec {
+	s := ClockSpec{Offset: time.Duration(m.Offset), DriftPPM: m.DriftPPM}
+	for _, j := range m.Jumps {
+		s.Jumps = append(s.Jumps, j.spec())
+	}
+	for _, sl := range m.Slews {
+		s.Slews = append(s.Slews, sl.spec())
+	}
+	return s
+}
+
+func (m framesJSON) spec() FrameSpec {
+	return FrameSpec{time.Duration(m.Interval), time.Duration(m.Jitter), m.HitchProb, time.Duration(m.HitchDuration)}
+}
+
+func (m changeJSON) spec() Change {
+	c := Change{At: time.Duration(m.At), Direction: m.Direction, Outage: time.Duration(m.Outage)}
+	if m.Base != nil {
+		b := time.Duration(*m.Base)
+		c.Base = &b
+	}
+	if m.Jitter != nil {
+		j := m.Jitter.spec()
+		c.Jitter = &j
+	}
+	if m.Loss != nil {
+		l := *m.Loss
+		c.Loss = &l
+	}
+	return c
+}
+
+func (m profileJSON) spec() Profile {
+	p := Profile{
+		Name:        m.Name,
+		Description: m.Description,
+		Up:          m.Up.spec(),
+		Down:        m.Down.spec(),
+		Client:      m.Client.spec(),
+		Server:      m.Server.spec(),
+		Frames:      m.Frames.spec(),
+	}
+	for _, c := range m.Changes {
+		p.Changes = append(p.Changes, c.spec())
+	}
+	return p
+}
+
+// MarshalJSON encodes p in the format described in the package
+// documentation.
+func (p Profile) MarshalJSON() ([]byte, error) { return json.Marshal(p.toJSON()) }
+
+// UnmarshalJSON decodes p strictly (unknown keys are errors). It does not
+// validate; ParseProfile does both.
+func (p *Profile) UnmarshalJSON(b []byte) error {
+	var m profileJSON
+	if err := decodeStrict(b, &m); err != nil {
+		return err
+	}
+	*p = m.spec()
+	return nil
+}
+
+// MarshalJSON encodes s as in a profile's "up" or "down".
+func (s LinkSpec) MarshalJSON() ([]byte, error) { return json.Marshal(s.toJSON()) }
+
+// UnmarshalJSON decodes s strictly (unknown keys are errors).
+func (s *LinkSpec) UnmarshalJSON(b []byte) error {
+	var m linkJSON
+	if err := decodeStrict(b, &m); err != nil {
+		return err
+	}
+	*s = m.spec()
+	return nil
+}
+
+// MarshalJSON encodes j as in a link's "jitter".
+func (j JitterSpec) MarshalJSON() ([]byte, error) { return json.Marshal(j.toJSON()) }
+
+// UnmarshalJSON decodes j strictly (unknown keys are errors).
+func (j *JitterSpec) UnmarshalJSON(b []byte) error {
+	var m jitterJSON
+	if err := decodeStrict(b, &m); err != nil {
+		return err
+	}
+	*j = m.spec()
+	return nil
+}
+
+// MarshalJSON encodes q as in a link's "queue".
+func (q QueueSpec) MarshalJSON() ([]byte, error) { return json.Marshal(q.toJSON()) }
+
+// UnmarshalJSON decodes q strictly (unknown keys are errors).
+func (q *QueueSpec) UnmarshalJSON(b []byte) error {
+	var m queueJSON
+	if err := decodeStrict(b, &m); err != nil {
+		return err
+	}
+	*q = m.spec()
+	return nil
+}
+
+// MarshalJSON encodes s as in a link's "steps".
+func (s StepSpec) MarshalJSON() ([]byte, error) { return json.Marshal(s.toJSON()) }
+
+// UnmarshalJSON decodes s strictly (unknown keys are errors).
+func (s *StepSpec) UnmarshalJSON(b []byte) error {
+	var m stepsJSON
+	if err := decodeStrict(b, &m); err != nil {
+		return err
+	}
+	*s = m.spec()
+	return nil
+}
+
+// MarshalJSON encodes g as in a link's "burst".
+func (g GilbertElliott) MarshalJSON() ([]byte, error) { return json.Marshal(g.toJSON()) }
+
+// UnmarshalJSON decodes g strictly (unknown keys are errors).
+func (g *GilbertElliott) UnmarshalJSON(b []byte) error {
+	var m burstJSON
+	if err := decodeStrict(b, &m); err != nil {
+		return err
+	}
+	*g = m.spec()
+	return nil
+}
+
+// MarshalJSON encodes s as in a profile's "client" or "server".
+func (s ClockSpec) MarshalJSON() ([]byte, error) { return json.Marshal(s.toJSON()) }
+
+// UnmarshalJSON decodes s strictly (unknown keys are errors).
+func (s *ClockSpec) UnmarshalJSON(b []byte) error {
+	var m clockJSON
+	if err := decodeStrict(b, &m); err != nil {
+		return err
+	}
+	*s = m.spec()
+	return nil
+}
+
+// MarshalJSON encodes j as in a clock's "jumps".
+func (j Jump) MarshalJSON() ([]byte, error) { return json.Marshal(j.toJSON()) }
+
+// UnmarshalJSON decodes j strictly (unknown keys are errors).
+func (j *Jump) UnmarshalJSON(b []byte) error {
+	var m jumpJSON
+	if err := decodeStrict(b, &m); err != nil {
+		return err
+	}
+	*j = m.spec()
+	return nil
+}
+
+// MarshalJSON encodes s as in a clock's "slews".
+func (s Slew) MarshalJSON() ([]byte, error) { return json.Marshal(s.toJSON()) }
+
+// UnmarshalJSON decodes s strictly (unknown keys are errors).
+func (s *Slew) UnmarshalJSON(b []byte) error {
+	var m slewJSON
+	if err := decodeStrict(b, &m); err != nil {
+		return err
+	}
+	*s = m.spec()
+	return nil
+}
+
+// MarshalJSON encodes s as in a profile's "frames".
+func (s FrameSpec) MarshalJSON() ([]byte, error) { return json.Marshal(s.toJSON()) }
+
+// UnmarshalJSON decodes s strictly (unknown keys are errors).
+func (s *FrameSpec) UnmarshalJSON(b []byte) error {
+	var m framesJSON
+	if err := decodeStrict(b, &m); err != nil {
+		return err
+	}
+	*s = m.spec()
+	return nil
+}
+
+// MarshalJSON encodes c as in a profile's "changes".
+func (c Change) MarshalJSON() ([]byte, error) { return json.Marshal(c.toJSON()) }
+
+// UnmarshalJSON decodes c strictly (unknown keys are errors).
+func (c *Change) UnmarshalJSON(b []byte) error {
+	var m changeJSON
+	if err := decodeStrict(b, &m); err != nil {
+		return err
+	}
+	*c = m.spec()
+	return nil
+}
+
+// decodeStrict decodes exactly one JSON value from data into v (a pointer to
+// a JSON form), rejecting unknown keys and trailing data. Its errors say
+// where the problem is: a line and column for syntax errors, a key path for
+// everything else.
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		if _, err2 := dec.Token(); err2 != io.EOF {
+			return fmt.Errorf("unexpected data after the JSON value at %s", lineCol(data, dec.InputOffset()))
+		}
+		return nil
+	}
+	if errors.Is(err, io.EOF) {
+		return errors.New("empty input: want a JSON object")
+	}
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		// Offset counts the offending byte; point at it.
+		return fmt.Errorf("invalid JSON at %s: %v", lineCol(data, syn.Offset-1), err)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return errors.New("invalid JSON: unexpected end of input (unclosed object, array or string?)")
+	}
+	if e := explain(data, reflect.TypeOf(v).Elem()); e != nil {
+		return e
+	}
+	return err
+}
+
+// lineCol turns a byte offset into "line L, column C" (1-based).
+func lineCol(data []byte, off int64) string {
+	off = min(max(off, 0), int64(len(data)))
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := off - int64(bytes.LastIndexByte(before, '\n'))
+	return fmt.Sprintf("line %d, column %d", line, col)
+}
+
+var durationType = reflect.TypeFor[Duration]()
+
+// explain re-reads data generically and walks it alongside the JSON form t to
+// find the first problem with its path. It returns nil if it finds none.
+func explain(data []byte, t reflect.Type) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil
+	}
+	return walk(v, t, "")
+}
+
+func walk(v any, t reflect.Type, path string) error {
+	where := path
+	if where == "" {
+		where = "top level"
+	}
+	if v == nil { // null: leaves the value alone
+		return nil
+	}
+	if t == durationType {
+		var err error
+		switch x := v.(type) {
+		case string:
+			_, err = parseDuration(x)
+		case json.Number:
+			_, err = parseNanos(x.String())
+		default:
+			err = fmt.Errorf("want a duration string such as \"10ms\", got %s", jsonKind(v))
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %v", where, err)
+		}
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return walk(v, t.Elem(), path)
+	case reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s: want a JSON object, got %s", where, jsonKind(v))
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			f, ok := fieldByJSONName(t, k)
+			if !ok {
+				return fmt.Errorf("%s: unknown field %q (known fields: %s)", where, k, strings.Join(jsonNames(t), ", "))
+			}
+			if err := walk(m[k], f.Type, join(path, jsonName(f))); err != nil {
+				return err
+			}
+		}
+	case reflect.Slice:
+		a, ok := v.([]any)
+		if !ok {
+			return fmt.Errorf("%s: want a JSON array, got %s", where, jsonKind(v))
+		}
+		for i, e := range a {
+			if err := walk(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	case reflect.Float64:
+		if _, ok := v.(json.Number); !ok {
+			return fmt.Errorf("%s: want a number, got %s", where, jsonKind(v))
+		}
+	case reflect.String:
+		if _, ok := v.(string); !ok {
+			return fmt.Errorf("%s: want a string, got %s", where, jsonKind(v))
+		}
+	}
+	return nil
+}
+
+func join(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+func jsonKind(v any) string {
+	switch x := v.(type) {
+	case string:
+		return fmt.Sprintf("the string %q", x)
+	case json.Number:
+		return "the number " + x.String()
+	case bool:
+		return fmt.Sprintf("%v", x)
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%v", v)
+}
+
+func jsonName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if name == "" {
+		return f.Name
+	}
+	return name
+}
+
+func jsonNames(t reflect.Type) []string {
+	var names []string
+	for f := range t.Fields() {
+		names = append(names, jsonName(f))
+	}
+	return names
+}
+
+// fieldByJSONName finds the field for key the way encoding/json does: an
+// exact match first, then a case-insensitive one.
+func fieldByJSONName(t reflect.Type, key string) (reflect.StructField, bool) {
+	for f := range t.Fields() {
+		if jsonName(f) == key {
+			return f, true
+		}
+	}
+	for f := range t.Fields() {
+		if strings.EqualFold(jsonName(f), key) {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
