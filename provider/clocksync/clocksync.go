@@ -193,7 +193,7 @@ type Estimator struct {
 	binHead  int
 	binN     int
 	binsDone int // bins completed since the last restart
-	cur     bin
+	cur      bin
 
 	// scratch for the regression, preallocated.
 	xs, ys, ws []float64
