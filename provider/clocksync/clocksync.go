@@ -181,6 +181,8 @@ type Estimator struct {
 
 	belowU, belowW int // consecutive samples below the floor
 	aboveU, aboveW int // consecutive samples above it by more than the tolerance
+	riseAtU        int64
+	riseAtW        int64
 	sinceFit       int
 
 	est   provider.Estimate
@@ -451,62 +453,112 @@ func (e *Estimator) detectSteps() Event {
 	}
 	count(&e.belowU, e.ud[newest] < fu-dropU)
 	count(&e.belowW, e.wd[newest] < fw-dropW)
-	count(&e.aboveU, e.ud[newest] > fu+riseU)
-	count(&e.aboveW, e.wd[newest] > fw+riseW)
+	// The rise threshold is frozen when a run starts: the samples after a
+	// step raise the mean excess it derives from, and would otherwise lift
+	// it past the step.
+	if e.aboveU == 0 {
+		e.riseAtU = riseU
+	}
+	if e.aboveW == 0 {
+		e.riseAtW = riseW
+	}
+	count(&e.aboveU, e.ud[newest] > fu+e.riseAtU)
+	count(&e.aboveW, e.wd[newest] > fw+e.riseAtW)
+	// A rise must also last: a queue (bufferbloat) can hold one direction
+	// high for a second or two, a route change stays. Waiting costs
+	// nothing, since a rise cannot drag the minimum.
+	risen := func(n int) bool {
+		return n >= rc && e.t[newest]-e.t[e.at(e.n-n)] >= int64(riseHold)
+	}
 
-	var span int
-	switch {
-	case e.belowU >= jc || e.belowW >= jc:
-		span = jc
-	case e.aboveU >= rc || e.aboveW >= rc:
-		span = rc
-	default:
+	dropped := e.belowU >= jc || e.belowW >= jc
+	if !dropped && !risen(e.aboveU) && !risen(e.aboveW) {
 		return EventNone
 	}
-	// The change of each floor over the recent samples.
-	ru, rw := e.minDetrended(e.n-span, e.n)
-	fu, fw = e.minDetrended(0, e.n-span)
-	a, b := ru-fu, rw-fw
-	e.belowU, e.belowW, e.aboveU, e.aboveW = 0, 0, 0, 0
-	e.olderDirty = true // what follows rewrites the samples
-
-	// A clock jump moves the two floors by the same amount in opposite
-	// directions; queueing in the direction that rose can only add.
-	if (a < 0) != (b < 0) {
-		ma, mb := abs64(a), abs64(b)
-		if abs64(ma-mb) <= max(riseU+riseW, max(ma, mb)/4) {
+	spanU, spanW := e.aboveU, e.aboveW
+	if dropped {
+		spanU, spanW = e.belowU, e.belowW
+		// A clock jump moves the two floors by the same amount in
+		// opposite directions: one side drops below its floor (which
+		// queueing can't explain) and the other rises by about as much,
+		// over the same samples. When in doubt it is a jump: restarting
+		// the window only costs precision for a while, while holding the
+		// offset across a real jump would keep its error.
+		span := min(max(spanU, spanW), e.n-1)
+		a, b := e.change(span)
+		meanU, meanW := riseU/2, riseW/2
+		isJump := (a < -dropU && b > dropW) || (b < -dropW && a > dropU)
+		if ma, mb := abs64(a), abs64(b); isJump && abs64(ma-mb) <= max(meanU+meanW, max(ma, mb)/4) {
+			e.belowU, e.belowW, e.aboveU, e.aboveW = 0, 0, 0, 0
+			e.olderDirty = true
 			e.restart(span)
 			e.stats.Jumps++
 			return EventClockJump
 		}
+		if e.belowU < jc {
+			spanU = 0
+		}
+		if e.belowW < jc {
+			spanW = 0
+		}
+	} else {
+		if !risen(e.aboveU) {
+			spanU = 0
+		}
+		if !risen(e.aboveW) {
+			spanW = 0
+		}
 	}
-	// A path change: rebase the older samples onto the new floors of the
-	// directions that moved, and let A absorb the difference.
-	if abs64(a) <= riseU && !(a < -dropU) {
-		a = 0
+	// A path change: each direction that moved is rebased from before its
+	// own step onto its new floor, and A absorbs the difference, so the
+	// offset holds.
+	var a, b int64
+	stepAt := e.t[e.at(e.n-1)]
+	if spanU > 0 {
+		spanU = min(spanU, e.n-1)
+		a, _ = e.change(spanU)
+		stepAt = min(stepAt, e.t[e.at(e.n-spanU)])
 	}
-	if abs64(b) <= riseW && !(b < -dropW) {
-		b = 0
+	if spanW > 0 {
+		spanW = min(spanW, e.n-1)
+		_, b = e.change(spanW)
+		stepAt = min(stepAt, e.t[e.at(e.n-spanW)])
 	}
-	if a == 0 && b == 0 {
-		return EventNone
-	}
-	for k := 0; k < e.n-span; k++ {
+	e.belowU, e.belowW, e.aboveU, e.aboveW = 0, 0, 0, 0
+	e.olderDirty = true
+	for k := 0; k < e.n-spanU; k++ {
 		i := e.at(k)
 		e.u[i] += a
 		e.ud[i] += a
+	}
+	for k := 0; k < e.n-spanW; k++ {
+		i := e.at(k)
 		e.w[i] += b
 		e.wd[i] += b
 	}
 	e.asym += a - b
+	// Rebase the drift history from before the step; drop what straddles
+	// or follows it.
 	for k := 0; k < e.binN; k++ {
 		bn := &e.bins[(e.binHead+k)%numBins]
+		if bn.start+binDuration > stepAt {
+			e.binN = k
+			break
+		}
 		bn.minU += a
 		bn.minW += b
 	}
-	e.cur = bin{} // it straddles the step
+	e.cur = bin{}
 	e.stats.PathChanges++
 	return EventPathChange
+}
+
+// change returns how far each floor moved: the minimum of the newest span
+// samples against the minimum of the rest.
+func (e *Estimator) change(span int) (a, b int64) {
+	ru, rw := e.minDetrended(e.n-span, e.n)
+	fu, fw := e.minDetrended(0, e.n-span)
+	return ru - fu, rw - fw
 }
 
 // restart keeps only the newest keep samples. The path did not change, so
@@ -555,6 +607,10 @@ func (e *Estimator) fit(now int64, drift bool) {
 	changed := false
 	if drift && (e.binsDone < 16 || e.binsDone%4 == 0 || e.last != EventNone) {
 		if r, se, ok := e.regressBins(); ok {
+			// Shrink toward zero by the prior on clock drift: a slope
+			// fitted to a few noisy bins must not steer the clock.
+			k := driftPrior * driftPrior / (driftPrior*driftPrior + se*se)
+			r, se = r*k, math.Sqrt(k)*se
 			changed = r != e.r
 			e.r, e.rSE = r, se
 		}
@@ -626,7 +682,21 @@ func (e *Estimator) regressBins() (r, se float64, ok bool) {
 	}
 	load(nil, 0)
 	_, beta := stat.LinearRegression(e.xs, e.ys, e.ws, true)
-	// Residuals of the first fit; keep the lower half.
+	// The standard error comes from the scatter of every bin about the
+	// first line: the trimmed half below scatters less than the slope
+	// really wanders, and an overconfident drift steers the clock.
+	var ss, sxx float64
+	for j := range e.xs {
+		d := e.ys[j] - beta*e.xs[j]
+		ss += d * d
+		sxx += e.xs[j] * e.xs[j]
+	}
+	n := float64(len(e.xs))
+	if sxx == 0 || n < 8 {
+		return 0, 0, false
+	}
+	se = math.Sqrt(ss/(n-3)) / math.Sqrt(sxx)
+	// Refit on the lower half of the residuals.
 	res := e.ws[:0]
 	for j := range e.xs {
 		res = append(res, e.ys[j]-beta*e.xs[j])
@@ -634,21 +704,6 @@ func (e *Estimator) regressBins() (r, se float64, ok bool) {
 	med := medianOf(res)
 	load(func(x, y, fitted float64) bool { return y-fitted <= med }, beta)
 	_, beta = stat.LinearRegression(e.xs, e.ys, e.ws, true)
-
-	var ss, sxx, n float64
-	for j := range e.xs {
-		if e.ws[j] == 0 {
-			continue
-		}
-		d := e.ys[j] - beta*e.xs[j]
-		ss += d * d
-		sxx += e.xs[j] * e.xs[j]
-		n++
-	}
-	if sxx == 0 || n < 4 {
-		return 0, 0, false
-	}
-	se = math.Sqrt(ss/(n-3)) / math.Sqrt(sxx)
 	return beta, se, true
 }
 
@@ -708,6 +763,15 @@ func (e *Estimator) statBound() int64 {
 // priorDriftSE is the drift uncertainty assumed before it can be fitted:
 // consumer clocks drift up to about 500 ppm.
 const priorDriftSE = 250e-6
+
+// riseHold is how long a floor must stay risen before it counts as a path
+// change.
+const riseHold = 5 * time.Second
+
+// driftPrior is the spread of clock drifts the fitted drift is shrunk by
+// (a normal prior centred on 0): consumer clocks drift by a median of about
+// 78 ppm and some beyond 500 ppm.
+const driftPrior = 200e-6
 
 // update recomputes the Estimate after a sample. Samples in an unconfirmed
 // run below a floor are held out: until classified they may be a clock

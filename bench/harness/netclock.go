@@ -1,0 +1,139 @@
+package harness
+
+import (
+	"time"
+
+	"github.com/netclock/netclock/provider"
+	"github.com/netclock/netclock/provider/clocksync"
+	"github.com/netclock/netclock/ticksys"
+)
+
+// Ping schedule of netclock in the harness (and the transport's defaults).
+const (
+	BurstPings    = 10                     // pings at connect, one per frame
+	PingInterval  = 100 * time.Millisecond // steady state: 10 Hz
+	TickRate      = 60
+	kindPing      = 1
+	kindPong      = 2
+	netclockName  = "netclock"
+)
+
+// Netclock returns netclock's own system: the clocksync estimator feeding
+// provider.Client, driving a ticksys.System, over the harness's network.
+func Netclock() System {
+	return System{Name: netclockName, New: func(toServer, toClient Link) (Client, Server) {
+		c := &ncClient{toServer: toServer}
+		c.est, _ = clocksync.New(clocksync.Config{})
+		c.prov, _ = provider.NewClient(provider.ClientConfig{Clock: func() time.Duration { return c.now }})
+		return c, &echoServer{toClient: toClient}
+	}}
+}
+
+// echoServer answers each ping at once, stamped on arrival and departure
+// (the transport stamps per datagram, never per tick).
+type echoServer struct{ toClient Link }
+
+func (s *echoServer) Frame(time.Duration) {}
+
+func (s *echoServer) Receive(m Msg, now time.Duration) {
+	if m.Kind != kindPing {
+		return
+	}
+	s.toClient.Send(Msg{Kind: kindPong, Seq: m.Seq, T1: m.T1, T2: now, T3: now})
+}
+
+type ncClient struct {
+	toServer Link
+	est      *clocksync.Estimator
+	prov     *provider.Client
+	sys      *ticksys.System
+
+	now      time.Duration // the client clock, for the provider
+	seq      uint64
+	lastPing time.Duration
+	resets   int
+
+	firstPong time.Duration
+}
+
+func (c *ncClient) Frame(now, dt time.Duration) {
+	c.now = now
+	if c.seq < BurstPings || now-c.lastPing >= PingInterval {
+		c.seq++
+		c.lastPing = now
+		c.toServer.Send(Msg{Kind: kindPing, Seq: c.seq, T1: now})
+	}
+	if c.sys != nil {
+		c.sys.Advance(dt)
+	}
+}
+
+func (c *ncClient) Receive(m Msg, now time.Duration) {
+	c.now = now
+	if m.Kind != kindPong {
+		return
+	}
+	if c.firstPong == 0 {
+		c.firstPong = now
+	}
+	s := provider.Sample{ClientSend: m.T1, ServerReceive: m.T2, ServerSend: m.T3, ClientReceive: now}
+	if c.est.Observe(s) != nil {
+		return
+	}
+	c.prov.SetEstimate(c.est.Estimate())
+	// Start the tick system once the connect burst has been observed (or
+	// a second has passed), so it starts from a settled estimate instead
+	// of slewing away from the first sample's error.
+	if c.sys == nil && (c.est.Stats().Samples >= BurstPings || now-c.firstPong >= time.Second) {
+		// Start the tick system once there is an estimate to start from.
+		c.sys, _ = ticksys.New(ticksys.Config{TickRate: TickRate, Provider: c.prov})
+		c.sys.OnReset(func(ev ticksys.ResetEvent) {
+			if ev.Reason == ticksys.ReasonHardReset {
+				c.resets++
+			}
+		})
+	}
+}
+
+// Timeline is the predicted timeline, whose rate is the tick rate the game
+// sees.
+func (c *ncClient) Timeline(now time.Duration) time.Duration {
+	if c.sys == nil {
+		return now
+	}
+	return c.sys.PredictedTime().Duration()
+}
+
+// Shared is netclock's shared time: the estimate's server clock now, what
+// the transport answers "how long ago was this stamp" with. The tick
+// timelines are slewed toward targets derived from it; their smoothness is
+// measured through Timeline.
+func (c *ncClient) Shared(now time.Duration) time.Duration {
+	if c.sys == nil {
+		return now
+	}
+	return c.prov.Estimate().ServerTime(now)
+}
+
+// Bound is the estimator's error bound.
+func (c *ncClient) Bound(time.Duration) (time.Duration, bool) {
+	if c.sys == nil {
+		return 0, false
+	}
+	return c.prov.Estimate().ErrorBound, true
+}
+
+// Resets implements Resetter.
+func (c *ncClient) Resets() int { return c.resets }
+
+// Resetter is implemented by clients that count hard resets (snaps).
+type Resetter interface {
+	Resets() int
+}
+
+// Timeliner is implemented by clients whose ticks follow a timeline other
+// than Shared (netclock's predicted time runs a lead ahead of it). The
+// delivered rate is measured on it; without it, on Shared.
+type Timeliner interface {
+	Timeline(now time.Duration) time.Duration
+}

@@ -1,0 +1,348 @@
+package harness
+
+import (
+	"cmp"
+	"container/heap"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/netclock/netclock/netsim"
+)
+
+// Options configure a Run.
+type Options struct {
+	// Profile is the network and clocks to simulate.
+	Profile netsim.Profile
+	// Seed makes the run reproducible. Default: 1.
+	Seed uint64
+	// Duration is the simulated time. Default: 10 minutes.
+	Duration time.Duration
+	// Warmup is excluded from the error statistics. Default: 10s.
+	Warmup time.Duration
+	// Systems to run. Default: Systems().
+	Systems []System
+	// TraceEvery samples each system's error into Result.Trace at this
+	// interval; 0 records no trace.
+	TraceEvery time.Duration
+}
+
+// Systems returns netclock followed by the seed baselines.
+func Systems() []System { return append([]System{Netclock()}, Baselines()...) }
+
+// Percentiles of |error| in milliseconds.
+type Percentiles struct {
+	P50  float64 `json:"p50"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+}
+
+// Result is one system's measurements.
+type Result struct {
+	System string `json:"system"`
+	// SharedErrorMS: |shared − true server time| over every client frame
+	// after the warm-up.
+	SharedErrorMS Percentiles `json:"shared_error_ms"`
+	// ConvergeS is when |error| came within 5ms for good; nil if it never
+	// did.
+	ConvergeS *float64 `json:"converge_s"`
+	// Resets counts hard resets (snaps); 0 for systems that don't report.
+	Resets int `json:"resets"`
+	// BoundCoverage is the fraction of frames after the warm-up whose
+	// |error| was within the system's bound; nil without a bound.
+	BoundCoverage *float64 `json:"bound_coverage"`
+	// RateP99PPM is the 99th percentile of |rate − 1| per frame after the
+	// warm-up, in ppm, of the timeline the system's ticks follow (Shared,
+	// or Timeliner's): how steadily ticks are delivered.
+	RateP99PPM float64 `json:"rate_p99_ppm"`
+	// ReversalsPerMin counts switches between running fast (> +500 ppm)
+	// and running slow (< −500 ppm), per minute after the warm-up: steady
+	// oscillation.
+	ReversalsPerMin float64 `json:"reversals_per_min"`
+	// Trace holds (time s, error ms) pairs if Options.TraceEvery is set.
+	Trace []TracePoint `json:"-"`
+}
+
+// TracePoint is one sample of a system's error.
+type TracePoint struct {
+	T, ErrMS float64
+}
+
+// Report is the outcome of a Run.
+type Report struct {
+	Profile   string   `json:"profile"`
+	Seed      uint64   `json:"seed"`
+	DurationS float64  `json:"duration_s"`
+	Results   []Result `json:"results"`
+}
+
+const (
+	convergeWithin = 5 * time.Millisecond
+	reversalPPM    = 500
+)
+
+// Run simulates every system on the profile, each on its own copy of the
+// same seeded network, and measures them.
+func Run(o Options) (Report, error) {
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if o.Duration == 0 {
+		o.Duration = 10 * time.Minute
+	}
+	if o.Warmup == 0 {
+		o.Warmup = 10 * time.Second
+	}
+	if o.Systems == nil {
+		o.Systems = Systems()
+	}
+	switch {
+	case o.Duration < 0 || o.Warmup < 0:
+		return Report{}, errors.New("harness: negative duration or warm-up")
+	case o.Warmup >= o.Duration:
+		return Report{}, fmt.Errorf("harness: warm-up %v is not shorter than the run %v", o.Warmup, o.Duration)
+	}
+	if err := o.Profile.Validate(); err != nil {
+		return Report{}, fmt.Errorf("harness: profile %q: %w", o.Profile.Name, err)
+	}
+	rep := Report{Profile: o.Profile.Name, Seed: o.Seed, DurationS: o.Duration.Seconds()}
+	for _, sys := range o.Systems {
+		r, err := runOne(o, sys)
+		if err != nil {
+			return Report{}, fmt.Errorf("harness: %s: %w", sys.Name, err)
+		}
+		rep.Results = append(rep.Results, r)
+	}
+	return rep, nil
+}
+
+// event kinds, in the order simultaneous events are handled.
+const (
+	evToServer = iota
+	evToClient
+	evServerFrame
+	evClientFrame
+)
+
+type event struct {
+	at   time.Duration // true time
+	kind int
+	seq  uint64 // FIFO among equal times
+	msg  Msg
+}
+
+type eventQueue []event
+
+func (q eventQueue) Len() int { return len(q) }
+func (q eventQueue) Less(i, j int) bool {
+	if c := cmp.Compare(q[i].at, q[j].at); c != 0 {
+		return c < 0
+	}
+	if q[i].kind != q[j].kind {
+		return q[i].kind < q[j].kind
+	}
+	return q[i].seq < q[j].seq
+}
+func (q eventQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *eventQueue) Push(x any)   { *q = append(*q, x.(event)) }
+func (q *eventQueue) Pop() any {
+	old := *q
+	x := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return x
+}
+
+// sim is one system's run.
+type sim struct {
+	now    time.Duration // true time
+	q      eventQueue
+	seq    uint64
+	up     *netsim.Link
+	down   *netsim.Link
+	buf    []time.Duration
+	client *netsim.Clock
+	server *netsim.Clock
+}
+
+func (s *sim) push(at time.Duration, kind int, m Msg) {
+	s.seq++
+	heap.Push(&s.q, event{at: at, kind: kind, seq: s.seq, msg: m})
+}
+
+type linkFunc func(Msg)
+
+func (f linkFunc) Send(m Msg) { f(m) }
+
+func runOne(o Options, sys System) (Result, error) {
+	up, down, err := o.Profile.NewLinks(o.Seed)
+	if err != nil {
+		return Result{}, err
+	}
+	cc, sc, err := o.Profile.NewClocks()
+	if err != nil {
+		return Result{}, err
+	}
+	frames, err := o.Profile.NewFrames(o.Seed)
+	if err != nil {
+		return Result{}, err
+	}
+	s := &sim{up: up, down: down, client: cc, server: sc}
+	toServer := linkFunc(func(m Msg) {
+		s.buf = s.up.SendAppend(s.buf[:0], s.now)
+		for _, at := range s.buf {
+			s.push(at, evToServer, m)
+		}
+	})
+	toClient := linkFunc(func(m Msg) {
+		s.buf = s.down.SendAppend(s.buf[:0], s.now)
+		for _, at := range s.buf {
+			s.push(at, evToClient, m)
+		}
+	})
+	client, server := sys.New(toServer, toClient)
+
+	s.push(0, evClientFrame, Msg{})
+	s.push(sc.TrueTimeAfter(0, 0), evServerFrame, Msg{})
+	serverFrames := time.Duration(0)
+
+	m := newMeter(o)
+	lastClient := cc.Read(0)
+	for s.q.Len() > 0 {
+		ev := heap.Pop(&s.q).(event)
+		if ev.at > o.Duration {
+			break
+		}
+		s.now = ev.at
+		switch ev.kind {
+		case evToServer:
+			server.Receive(ev.msg, sc.Read(s.now))
+		case evToClient:
+			client.Receive(ev.msg, cc.Read(s.now))
+		case evServerFrame:
+			server.Frame(sc.Read(s.now))
+			serverFrames += ServerFrame
+			s.push(sc.TrueTimeAfter(serverFrames, s.now+1), evServerFrame, Msg{})
+		case evClientFrame:
+			now := cc.Read(s.now)
+			client.Frame(now, now-lastClient)
+			lastClient = now
+			truth := sc.Read(s.now)
+			shared := client.Shared(now)
+			timeline := shared
+			if tl, ok := client.(Timeliner); ok {
+				timeline = tl.Timeline(now)
+			}
+			bound, hasBound := client.Bound(now)
+			m.frame(s.now, shared-truth, timeline-truth, bound, hasBound)
+			s.push(s.now+frames.Next(), evClientFrame, Msg{})
+		}
+	}
+	r := m.result(sys.Name)
+	if rs, ok := client.(Resetter); ok {
+		r.Resets = rs.Resets()
+	}
+	return r, nil
+}
+
+// meter turns per-frame errors into a Result.
+type meter struct {
+	o                       Options
+	errs                    []float64 // |error| ms after warm-up
+	rates                   []float64 // |rate−1| ppm after warm-up
+	lastBad                 time.Duration
+	everBad, any            bool
+	lastT                   time.Duration
+	lastTL                  time.Duration
+	covered, bounded, total int
+	state                   int // −1 slow, +1 fast, 0 neither yet
+	reversals               int
+	nextTrace               time.Duration
+	trace                   []TracePoint
+}
+
+func newMeter(o Options) *meter {
+	n := int(o.Duration / (16 * time.Millisecond))
+	return &meter{o: o, errs: make([]float64, 0, n), rates: make([]float64, 0, n)}
+}
+
+// frame records one client frame at true time t with shared-time error e;
+// tl is the ticking timeline's distance from true time, for the rate.
+func (m *meter) frame(t, e, tl, bound time.Duration, hasBound bool) {
+	abs := e
+	if abs < 0 {
+		abs = -abs
+	}
+	if abs > convergeWithin {
+		m.lastBad, m.everBad = t, true
+	}
+	if m.o.TraceEvery > 0 && t >= m.nextTrace {
+		m.trace = append(m.trace, TracePoint{T: t.Seconds(), ErrMS: float64(e) / 1e6})
+		m.nextTrace = t + m.o.TraceEvery
+	}
+	if m.any && t >= m.o.Warmup {
+		m.errs = append(m.errs, float64(abs)/1e6)
+		// The rate of shared time against true server time is
+		// 1 + d(error)/dt.
+		if dt := t - m.lastT; dt > 0 {
+			ppm := float64(tl-m.lastTL) / float64(dt) * 1e6
+			m.rates = append(m.rates, math.Abs(ppm))
+			switch {
+			case ppm > reversalPPM:
+				if m.state == -1 {
+					m.reversals++
+				}
+				m.state = 1
+			case ppm < -reversalPPM:
+				if m.state == 1 {
+					m.reversals++
+				}
+				m.state = -1
+			}
+		}
+		m.total++
+		if hasBound {
+			m.bounded++
+			if abs <= bound {
+				m.covered++
+			}
+		}
+	}
+	m.any, m.lastT, m.lastTL = true, t, tl
+}
+
+func (m *meter) result(name string) Result {
+	r := Result{System: name, Trace: m.trace}
+	slices.Sort(m.errs)
+	r.SharedErrorMS = Percentiles{P50: quantile(m.errs, 0.5), P99: quantile(m.errs, 0.99),
+		P999: quantile(m.errs, 0.999), Max: quantile(m.errs, 1)}
+	slices.Sort(m.rates)
+	r.RateP99PPM = quantile(m.rates, 0.99)
+	if after := m.o.Duration - m.o.Warmup; after > 0 {
+		r.ReversalsPerMin = float64(m.reversals) / after.Minutes()
+	}
+	// Converged for good: the last bad frame was not the last frame.
+	if !m.everBad {
+		z := 0.0
+		r.ConvergeS = &z
+	} else if m.lastBad < m.lastT {
+		c := m.lastBad.Seconds()
+		r.ConvergeS = &c
+	}
+	if m.bounded > 0 {
+		c := float64(m.covered) / float64(m.bounded)
+		r.BoundCoverage = &c
+	}
+	return r
+}
+
+// quantile returns the q-quantile of sorted v (nearest rank); 0 if empty.
+func quantile(v []float64, q float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(q*float64(len(v)))) - 1
+	return v[max(0, min(len(v)-1, i))]
+}
