@@ -10,12 +10,12 @@ import (
 
 // Ping schedule of netclock in the harness (and the transport's defaults).
 const (
-	BurstPings    = 10                     // pings at connect, one per frame
-	PingInterval  = 100 * time.Millisecond // steady state: 10 Hz
-	TickRate      = 60
-	kindPing      = 1
-	kindPong      = 2
-	netclockName  = "netclock"
+	BurstPings   = 10                     // pings at connect, one per frame
+	PingInterval = 100 * time.Millisecond // steady state: 10 Hz
+	TickRate     = 60
+	kindPing     = 1
+	kindPong     = 2
+	netclockName = "netclock"
 )
 
 // Netclock returns netclock's own system: the clocksync estimator feeding
