@@ -35,7 +35,7 @@ func plotErrors(file string, rep harness.Report) error {
 		l.Width = vg.Points(1)
 		if r.System == "netclock" {
 			l.Width = vg.Points(2)
-			l.Color = color.RGBA{R: 200, A: 255}
+			l.Color = color.Black
 		}
 		p.Add(l)
 		p.Legend.Add(r.System, l)
@@ -43,10 +43,12 @@ func plotErrors(file string, rep harness.Report) error {
 	return p.Save(10*vg.Inch, 5*vg.Inch, file)
 }
 
-// plotP99 draws each system's p99 error per profile as grouped bars.
+// plotP99 draws each system's p99 error per profile as a dot chart on a
+// log scale (bars cannot start at zero on a log axis).
 func plotP99(file string, reps []harness.Report) error {
 	p := plot.New()
-	p.Title.Text = "p99 |shared time error| per profile (ms, log)"
+	p.Title.Text = "p99 |shared time error| per profile"
+	p.Y.Label.Text = "p99 (ms, log)"
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	p.Legend.Top = true
@@ -55,24 +57,29 @@ func plotP99(file string, reps []harness.Report) error {
 		names[i] = rep.Profile
 	}
 	n := len(reps[0].Results)
-	w := vg.Points(4)
 	for s := range n {
-		vals := make(plotter.Values, len(reps))
+		pts := make(plotter.XYs, len(reps))
 		for i, rep := range reps {
-			vals[i] = math.Max(rep.Results[s].SharedErrorMS.P99, 1e-3)
+			pts[i] = plotter.XY{X: float64(i) + 0.6*(float64(s)/float64(n-1)-0.5),
+				Y: math.Max(rep.Results[s].SharedErrorMS.P99, 1e-3)}
 		}
-		b, err := plotter.NewBarChart(vals, w)
+		sc, err := plotter.NewScatter(pts)
 		if err != nil {
 			return err
 		}
-		b.Color = plotutil.Color(s)
-		b.LineStyle.Width = 0
-		b.Offset = w * vg.Length(s-n/2)
-		p.Add(b)
-		p.Legend.Add(reps[0].Results[s].System, b)
+		sc.Color = plotutil.Color(s)
+		sc.Shape = plotutil.Shape(s)
+		sc.Radius = vg.Points(3)
+		if reps[0].Results[s].System == "netclock" {
+			sc.Color = color.Black
+			sc.Radius = vg.Points(5)
+		}
+		p.Add(sc)
+		p.Legend.Add(reps[0].Results[s].System, sc)
 	}
 	p.NominalX(names...)
 	p.X.Tick.Label.Rotation = math.Pi / 4
 	p.X.Tick.Label.XAlign = -1
+	p.Add(plotter.NewGrid())
 	return p.Save(14*vg.Inch, 6*vg.Inch, file)
 }

@@ -53,8 +53,8 @@ import (
 
 // Defaults of Config.
 const (
-	DefaultWindow      = 30 * time.Second
-	DefaultMaxSamples  = 512
+	DefaultWindow      = 60 * time.Second
+	DefaultMaxSamples  = 1024
 	DefaultJumpConfirm = 3
 	DefaultRiseConfirm = 10
 	DefaultMaxRTT      = 10 * time.Second
@@ -72,9 +72,9 @@ var (
 type Config struct {
 	// Window is how long a sample is remembered. Longer windows find lower
 	// floors (more accuracy) but follow drift changes more slowly.
-	// Default: 30s.
+	// Default: 60s.
 	Window time.Duration
-	// MaxSamples caps the samples remembered. Default: 512 (51s at 10 Hz).
+	// MaxSamples caps the samples remembered. Default: 1024 (102s at 10 Hz).
 	MaxSamples int
 	// JumpConfirm is how many consecutive samples below a floor confirm a
 	// step down (a clock jump or a shorter path). Default: 3.
@@ -606,7 +606,7 @@ func (e *Estimator) fit(now int64, drift bool) {
 	// is short, on every fourth after.
 	changed := false
 	if drift && (e.binsDone < 16 || e.binsDone%4 == 0 || e.last != EventNone) {
-		if r, se, ok := e.regressBins(); ok {
+		if r, se, ok := e.regressBins(0); ok {
 			// Shrink toward zero by the prior on clock drift: a slope
 			// fitted to a few noisy bins must not steer the clock.
 			k := driftPrior * driftPrior / (driftPrior*driftPrior + se*se)
@@ -641,8 +641,8 @@ func (e *Estimator) fit(now int64, drift bool) {
 // pass keeps only the bins at or below the first line's median residual,
 // since the minimum of a bin can be late (queueing) but never early. It
 // returns the drift, its standard error, and false with fewer than 4 bins.
-func (e *Estimator) regressBins() (r, se float64, ok bool) {
-	if e.binN < 4 {
+func (e *Estimator) regressBins(from int) (r, se float64, ok bool) {
+	if e.binN-from < 4 {
 		return 0, 0, false
 	}
 	// Centre each direction's points on its own means, then one
@@ -652,7 +652,7 @@ func (e *Estimator) regressBins() (r, se float64, ok bool) {
 		for dir := range 2 {
 			start := len(e.xs)
 			var mx, my float64
-			for k := 0; k < e.binN; k++ {
+			for k := from; k < e.binN; k++ {
 				bn := e.bins[(e.binHead+k)%numBins]
 				x, y := float64(bn.tu-e.t0)/1e9, float64(bn.minU)/1e9
 				if dir == 1 {
