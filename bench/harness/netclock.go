@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/netclock/netclock/provider"
@@ -19,10 +20,19 @@ const (
 )
 
 // Netclock returns netclock's own system: the clocksync estimator feeding
-// provider.Client, driving a ticksys.System, over the harness's network.
-func Netclock() System {
-	return System{Name: netclockName, New: func(toServer, toClient Link) (Client, Server) {
-		c := &ncClient{toServer: toServer}
+// provider.Client, driving a ticksys.System, over the harness's network,
+// pinging BurstPings times at connect and then every PingInterval.
+func Netclock() System { return NetclockEvery(PingInterval) }
+
+// NetclockEvery is Netclock with another steady ping interval, for
+// choosing the default.
+func NetclockEvery(interval time.Duration) System {
+	name := netclockName
+	if interval != PingInterval {
+		name = fmt.Sprintf("%s@%v", netclockName, interval)
+	}
+	return System{Name: name, New: func(toServer, toClient Link) (Client, Server) {
+		c := &ncClient{toServer: toServer, interval: interval}
 		c.est, _ = clocksync.New(clocksync.Config{})
 		c.prov, _ = provider.NewClient(provider.ClientConfig{Clock: func() time.Duration { return c.now }})
 		return c, &echoServer{toClient: toClient}
@@ -44,6 +54,7 @@ func (s *echoServer) Receive(m Msg, now time.Duration) {
 
 type ncClient struct {
 	toServer Link
+	interval time.Duration
 	est      *clocksync.Estimator
 	prov     *provider.Client
 	sys      *ticksys.System
@@ -58,7 +69,7 @@ type ncClient struct {
 
 func (c *ncClient) Frame(now, dt time.Duration) {
 	c.now = now
-	if c.seq < BurstPings || now-c.lastPing >= PingInterval {
+	if c.seq < BurstPings || now-c.lastPing >= c.interval {
 		c.seq++
 		c.lastPing = now
 		c.toServer.Send(Msg{Kind: kindPing, Seq: c.seq, T1: now})
