@@ -128,6 +128,9 @@ const (
 	EventClockJump
 	// EventPathChange: a one-way delay stepped; the offset held.
 	EventPathChange
+	// EventClockShift: the floors moved equally and oppositely over
+	// seconds: a clock slewed; the offset followed it.
+	EventClockShift
 )
 
 func (e Event) String() string {
@@ -138,6 +141,8 @@ func (e Event) String() string {
 		return "clock-jump"
 	case EventPathChange:
 		return "path-change"
+	case EventClockShift:
+		return "clock-shift"
 	}
 	return fmt.Sprintf("Event(%d)", int(e))
 }
@@ -149,6 +154,7 @@ type Stats struct {
 	Duplicates  int64 // samples ignored as exact repeats
 	Jumps       int64 // clock jumps detected
 	PathChanges int64 // path changes detected
+	ClockShifts int64 // slow clock moves (slews) detected
 }
 
 // Estimator turns samples into an Estimate. It is not safe for concurrent
@@ -502,6 +508,34 @@ func (e *Estimator) detectSteps() Event {
 			spanW = 0
 		}
 	} else {
+		// Measure both floors over the span of the rise: a clock that
+		// slews (NTP runs CLOCK_MONOTONIC up to 500 ppm fast or slow)
+		// lowers one floor as fast as it lifts the other, and the falling
+		// one is absorbed sample by sample without any event. Equal and
+		// opposite moves are the clock: shift both and keep A.
+		span := min(max(spanU, spanW), e.n-1)
+		a, b := e.change(span)
+		meanU, meanW := riseU/2, riseW/2
+		noiseU := max(int64(200*time.Microsecond), 6*meanU/int64(span))
+		noiseW := max(int64(200*time.Microsecond), 6*meanW/int64(span))
+		if (a < 0) != (b < 0) && abs64(a) > noiseU && abs64(b) > noiseW &&
+			abs64(a+b) <= max(noiseU+noiseW, max(abs64(a), abs64(b))/2) {
+			// The rate changed: the window and the drift history keep
+			// only what followed the shift, and the drift is refitted on
+			// every new bin until the history fills again.
+			e.belowU, e.belowW, e.aboveU, e.aboveW = 0, 0, 0, 0
+			e.head = e.at(e.n - span)
+			e.n = span
+			e.olderN, e.olderDirty = 0, true
+			since := e.t[e.head]
+			for e.binN > 0 && e.bins[e.binHead].start < since {
+				e.binHead = (e.binHead + 1) % numBins
+				e.binN--
+			}
+			e.binsDone = e.binN
+			e.stats.ClockShifts++
+			return EventClockShift
+		}
 		if !risen(e.aboveU) {
 			spanU = 0
 		}
@@ -513,19 +547,45 @@ func (e *Estimator) detectSteps() Event {
 	// own step onto its new floor, and A absorbs the difference, so the
 	// offset holds.
 	var a, b int64
-	stepAt := e.t[e.at(e.n-1)]
 	if spanU > 0 {
 		spanU = min(spanU, e.n-1)
 		a, _ = e.change(spanU)
-		stepAt = min(stepAt, e.t[e.at(e.n-spanU)])
 	}
 	if spanW > 0 {
 		spanW = min(spanW, e.n-1)
 		_, b = e.change(spanW)
-		stepAt = min(stepAt, e.t[e.at(e.n-spanW)])
+	}
+	// Only a change beyond the step tolerances is a step.
+	if abs64(a) <= dropU {
+		a, spanU = 0, 0
+	}
+	if abs64(b) <= dropW {
+		b, spanW = 0, 0
+	}
+	if a == 0 && b == 0 {
+		e.belowU, e.belowW, e.aboveU, e.aboveW = 0, 0, 0, 0
+		return EventNone
 	}
 	e.belowU, e.belowW, e.aboveU, e.aboveW = 0, 0, 0, 0
 	e.olderDirty = true
+	e.rebase(spanU, a, spanW, b)
+	e.asym += a - b
+	e.stats.PathChanges++
+	return EventPathChange
+}
+
+// rebase moves the samples before the newest spanU onto the uplink's new
+// floor (by a), and those before the newest spanW onto the downlink's (by
+// b), with the drift history from before the earlier of the two steps; what
+// straddles or follows it is dropped.
+func (e *Estimator) rebase(spanU int, a int64, spanW int, b int64) {
+	stepAt := e.t[e.at(e.n-1)]
+	if a != 0 {
+		stepAt = min(stepAt, e.t[e.at(e.n-spanU)])
+	}
+	if b != 0 {
+		stepAt = min(stepAt, e.t[e.at(e.n-spanW)])
+	}
 	for k := 0; k < e.n-spanU; k++ {
 		i := e.at(k)
 		e.u[i] += a
@@ -536,9 +596,6 @@ func (e *Estimator) detectSteps() Event {
 		e.w[i] += b
 		e.wd[i] += b
 	}
-	e.asym += a - b
-	// Rebase the drift history from before the step; drop what straddles
-	// or follows it.
 	for k := 0; k < e.binN; k++ {
 		bn := &e.bins[(e.binHead+k)%numBins]
 		if bn.start+binDuration > stepAt {
@@ -549,8 +606,6 @@ func (e *Estimator) detectSteps() Event {
 		bn.minW += b
 	}
 	e.cur = bin{}
-	e.stats.PathChanges++
-	return EventPathChange
 }
 
 // change returns how far each floor moved: the minimum of the newest span
@@ -820,3 +875,5 @@ func abs64(x int64) int64 {
 	}
 	return x
 }
+
+

@@ -23,6 +23,9 @@ type path struct {
 	hold         time.Duration // server processing time
 	jumpAt       time.Duration // true time the client clock jumps (0: never)
 	jumpBy       time.Duration
+	slewFrom     time.Duration // the client clock runs slewPPM slower in [slewFrom, slewTo)
+	slewTo       time.Duration
+	slewPPM      float64
 }
 
 func uniform(w time.Duration) func(*rand.Rand) time.Duration {
@@ -43,6 +46,9 @@ func (p *path) client(t time.Duration) time.Duration {
 	c := t - p.offset - time.Duration(float64(t)*p.driftPPM/1e6)
 	if p.jumpAt != 0 && t >= p.jumpAt {
 		c += p.jumpBy
+	}
+	if p.slewTo > p.slewFrom && t > p.slewFrom {
+		c -= time.Duration(float64(min(t, p.slewTo)-p.slewFrom) * p.slewPPM / 1e6)
 	}
 	return c
 }
@@ -332,5 +338,24 @@ func TestIncrementalSummaryMatchesScan(t *testing.T) {
 	}
 	if st := e.Stats(); st.Jumps == 0 || st.PathChanges == 0 {
 		t.Errorf("stats %+v: the run should have exercised a jump and a path change", st)
+	}
+}
+
+// TestSlewIsFollowedNotHeld: a clock slewed for two minutes (NTP moves
+// CLOCK_MONOTONIC up to 500 ppm) lowers one floor as it lifts the other.
+// That must be followed as a clock move, not booked as one-way path changes
+// that would hold a wrong offset after the slew ends.
+func TestSlewIsFollowedNotHeld(t *testing.T) {
+	p := &path{rng: rand.New(rand.NewPCG(6, 6)), offset: -4 * time.Second, driftPPM: 20,
+		up: 9 * time.Millisecond, down: 9 * time.Millisecond, jitUp: uniform(2 * time.Millisecond), jitDn: uniform(2 * time.Millisecond),
+		slewFrom: 60 * time.Second, slewTo: 180 * time.Second, slewPPM: 500}
+	e := newEst(t)
+	run(t, e, p, 0, 180*time.Second, 100*time.Millisecond, 0)
+	worst, _, _ := run(t, e, p, 180*time.Second, 300*time.Second, 100*time.Millisecond, 240*time.Second)
+	if worst > time.Millisecond {
+		t.Errorf("a minute after the slew the error is up to %v, want < 1ms", worst)
+	}
+	if st := e.Stats(); st.PathChanges != 0 || st.ClockShifts == 0 {
+		t.Errorf("stats %+v: want the slew seen as clock shifts, never as path changes", st)
 	}
 }
