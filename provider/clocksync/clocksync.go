@@ -875,5 +875,3 @@ func abs64(x int64) int64 {
 	}
 	return x
 }
-
-
