@@ -751,6 +751,26 @@ func (e *Estimator) regressBins(from int) (r, se float64, ok bool) {
 		return 0, 0, false
 	}
 	se = math.Sqrt(ss/(n-3)) / math.Sqrt(sxx)
+	// Queues that last longer than a bin make neighbouring bins' residuals
+	// alike, and then n overstates what the bins know: widen the error by
+	// the lag-1 autocorrelation ρ of the residuals (effective sample size
+	// n(1−ρ)/(1+ρ)).
+	var c0, c1 float64
+	per := len(e.xs) / 2
+	for dir := range 2 {
+		prev := math.NaN()
+		for j := dir * per; j < (dir+1)*per; j++ {
+			d := e.ys[j] - beta*e.xs[j]
+			c0 += d * d
+			if !math.IsNaN(prev) {
+				c1 += d * prev
+			}
+			prev = d
+		}
+	}
+	if rho := c1 / c0; rho > 0 && c0 > 0 {
+		se *= math.Sqrt((1 + min(rho, 0.9)) / (1 - min(rho, 0.9)))
+	}
 	// Refit on the lower half of the residuals.
 	res := e.ws[:0]
 	for j := range e.xs {
@@ -812,8 +832,38 @@ func (e *Estimator) statBound() int64 {
 	}
 	span := float64(e.t[e.at(e.n-1)] - e.t[e.head])
 	b += 3 * rse * span / 2
+	b += wanderK * e.wander()
 	return int64(b) + int64(20*time.Microsecond) // timestamp resolution
 }
+
+// wander returns the standard deviation of the offsets the drift history's
+// bins imply, (min u − min w)/2 with the drift removed, over the window: on a
+// stable path only the floor noise, on one whose asymmetry wanders (satellite
+// handovers, queues that build one way) more, which the spacing of the
+// lowest samples cannot see.
+func (e *Estimator) wander() float64 {
+	var s, ss, n float64
+	for k := 0; k < e.binN; k++ {
+		bn := e.bins[(e.binHead+k)%numBins]
+		if e.n > 0 && bn.start < e.t[e.head] {
+			continue // older than the window
+		}
+		u := float64(bn.minU) - e.r*float64(bn.tu-e.t0)
+		w := float64(bn.minW) + e.r*float64(bn.tw-e.t0)
+		th := (u - w) / 2
+		s += th
+		ss += th * th
+		n++
+	}
+	if n < 4 {
+		return 0
+	}
+	m := s / n
+	return math.Sqrt(max(0, ss/n-m*m))
+}
+
+// wanderK scales wander in the bound.
+const wanderK = 2.0
 
 // priorDriftSE is the drift uncertainty assumed before it can be fitted:
 // consumer clocks drift up to about 500 ppm.
