@@ -6,9 +6,9 @@
 //   - the accuracy harness, which runs in virtual time: it calls
 //     Link.SendAppend with simulated true times and simulates hours of
 //     ping/pong traffic in well under a second;
-//   - a real-time link emulator wrapping a net.PacketConn, which calls the
-//     same Link with time.Since(start) and holds each datagram until its
-//     arrival time.
+//   - a real-time link emulator wrapping a net.PacketConn (Conn), which
+//     calls the same Link with time.Since(start) and holds each datagram
+//     until its arrival time.
 //
 // The named profiles (Profiles, ProfileByName) are the only definition of
 // each profile in the code base; build links and clocks from them rather than
@@ -18,7 +18,8 @@
 //
 // True time is the simulation's ideal time line: a time.Duration since the
 // start of the run. Everything in this package is a function of true time;
-// nothing reads a real clock.
+// nothing reads a real clock except the wall-clock emulator (Conn,
+// NewWallClock), which takes true time from the monotonic clock.
 //
 // A Clock (from a ClockSpec) maps true time to a local reading: an offset, a
 // constant drift in ppm, jumps (suspend/resume) and slews (NTP-style
@@ -44,6 +45,25 @@
 //
 // Frames (from a FrameSpec) generates the client game loop's frame
 // durations: a nominal interval, uniform jitter and occasional hitches.
+//
+// # Wall-clock emulation
+//
+// Conn puts a profile's path between a real client process and its peers:
+// NewConn(inner, profile, seed) wraps the client's socket, delays, drops and
+// duplicates what the client writes through the uplink and what it reads
+// through the downlink, exactly as the harness's Links would for the same
+// seed and send times, with true time = time since NewConn (Conn.Start),
+// so the profile's changes and outages happen on schedule. Only the client
+// is wrapped; the server uses a plain socket. One scheduler goroutine with a
+// min-heap of datagrams in flight and a single timer hands each copy on at
+// its arrival time; a reader goroutine drains the wrapped socket; ReadFrom
+// honours read deadlines and Close (quic-go relies on both). Conn has only
+// the methods of net.PacketConn, so QUIC stacks use plain ReadFrom/WriteTo
+// and cannot bypass it. Under testing/synctest the timing is exact; in real
+// time copies are handed on late by the scheduling latency, never early.
+// NewWallClock and NewWallClockAt(spec, conn.Start()) give the client a
+// clock with the profile's offset, drift, jumps and slews on the same time
+// line, so the true error of a clock estimate is known exactly.
 //
 // # Conventions of the presets
 //
