@@ -1,0 +1,518 @@
+package transport
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/quic-go/quic-go"
+
+	"github.com/netclock/netclock/provider"
+	"github.com/netclock/netclock/ticksys"
+)
+
+// refuseGrace is how long a server that refused a client waits for the
+// client to read the ServerHello and close the connection itself, before
+// closing it: closing at once could discard the hello still in flight.
+const refuseGrace = time.Second
+
+// ServerStats are running counts of a Server.
+type ServerStats struct {
+	// Clients is the number of clients connected now (handshake done).
+	Clients int
+	// StreamClients is how many of them ping over the stream fallback
+	// because datagrams were not negotiated.
+	StreamClients int
+	// Accepted counts handshakes that succeeded.
+	Accepted int64
+	// Refused counts handshakes refused: version or tick rate mismatch,
+	// server full.
+	Refused int64
+	// Failed counts connections dropped before a valid hello: timeout,
+	// malformed hello, closed by the peer.
+	Failed int64
+	// ALPNMismatches counts TLS handshakes failed because the client did
+	// not offer ALPN "netclock/1".
+	ALPNMismatches int64
+	// Pings counts pings answered.
+	Pings int64
+	// Malformed counts datagrams and frames dropped as malformed.
+	Malformed int64
+}
+
+// Server is the authority of a netclock session: it owns the server clock
+// and tick system and answers the clients' pings.
+type Server struct {
+	cfg     ServerConfig
+	log     *slog.Logger
+	tr      *quic.Transport
+	ln      *quic.Listener
+	ownConn net.PacketConn // created by Listen; closed by Close
+	sys     *ticksys.System
+	epoch   uint64
+	origin  atomic.Pointer[time.Time] // the server clock's zero; nil before Serve
+
+	mu        sync.Mutex
+	conns     map[*quic.Conn]struct{} // connections being served
+	clients   int
+	streamers int
+	serving   bool
+	shutdown  bool // no new connections are tracked
+	closed    bool
+	cancel    context.CancelFunc // stops Serve
+	serveDone chan struct{}      // closed when Serve returns
+	closeOnce sync.Once
+	closeErr  error
+
+	accepted, refused, failed, alpn, pings, malformed atomic.Int64
+}
+
+// Listen listens for UDP on addr ("host:port"; port 0 picks one) and
+// returns a Server on it. Close closes the socket.
+func Listen(addr string, cfg ServerConfig) (*Server, error) {
+	conn, err := net.ListenPacket("udp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("transport: listen: %w", err)
+	}
+	s, err := NewServer(conn, cfg)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	s.ownConn = conn
+	return s, nil
+}
+
+// NewServer returns a Server on conn, which it must be the only user of.
+// Close does not close conn. QUIC handshakes start right away; clients are
+// served once Serve runs.
+func NewServer(conn net.PacketConn, cfg ServerConfig) (*Server, error) {
+	cfg, err := cfg.resolve()
+	if err != nil {
+		return nil, err
+	}
+	sys, err := ticksys.New(ticksys.Config{TickRate: cfg.TickRate, Provider: provider.Server{},
+		Start: cfg.Start, Logger: cfg.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, sys: sys, conns: make(map[*quic.Conn]struct{})}
+	for s.epoch == 0 { // 0 reads as "no epoch"
+		s.epoch = rand.Uint64()
+	}
+
+	qconf := &quic.Config{}
+	if cfg.QUICConfig != nil {
+		qconf = cfg.QUICConfig.Clone()
+	}
+	qconf.EnableDatagrams = true
+	s.tr = &quic.Transport{Conn: conn}
+	s.ln, err = s.tr.Listen(s.tlsConfig(), qconf)
+	if err != nil {
+		s.tr.Close()
+		return nil, fmt.Errorf("transport: listen: %w", err)
+	}
+	return s, nil
+}
+
+// tlsConfig returns the user's TLS config restricted to ALPN, with a hook
+// that reports clients offering another protocol: the TLS stack refuses
+// them with no_application_protocol before quic-go would tell us.
+func (s *Server) tlsConfig() *tls.Config {
+	c := s.cfg.TLSConfig.Clone()
+	c.NextProtos = []string{ALPN}
+	user := c.GetConfigForClient
+	c.GetConfigForClient = func(hi *tls.ClientHelloInfo) (*tls.Config, error) {
+		if !slices.Contains(hi.SupportedProtos, ALPN) {
+			s.alpn.Add(1)
+			remote := ""
+			if hi.Conn != nil {
+				remote = hi.Conn.RemoteAddr().String()
+			}
+			s.log.Warn("netclock: TLS handshake refused: client does not offer ALPN "+ALPN,
+				"remote", remote, "offered", hi.SupportedProtos)
+		}
+		if user == nil {
+			return nil, nil
+		}
+		uc, err := user(hi)
+		if uc != nil {
+			uc = uc.Clone()
+			uc.NextProtos = []string{ALPN}
+		}
+		return uc, err
+	}
+	return c
+}
+
+// Addr returns the address the server listens on.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// System returns the server's tick system (provider.Server, the server's
+// tick rate). Serve drives it with ticksys' Run loop; subscribe to its
+// events before or while Serve runs. Don't call its Advance.
+func (s *Server) System() *ticksys.System { return s.sys }
+
+// TickRate returns the server's tick rate in ticks per second.
+func (s *Server) TickRate() uint32 { return s.cfg.TickRate }
+
+// Epoch returns the session epoch, random per server, sent in every
+// ServerHello.
+func (s *Server) Epoch() uint64 { return s.epoch }
+
+// Now returns the server clock: the server time since tick 0, read from the
+// monotonic clock (not quantized to ticks). It is ServerConfig.Start until
+// Serve starts the clock. Pongs carry its readings.
+func (s *Server) Now() time.Duration {
+	o := s.origin.Load()
+	if o == nil {
+		return s.cfg.Start
+	}
+	return time.Since(*o) + s.cfg.Start
+}
+
+// Stats returns the running counts.
+func (s *Server) Stats() ServerStats {
+	s.mu.Lock()
+	clients, streamers := s.clients, s.streamers
+	s.mu.Unlock()
+	return ServerStats{
+		Clients: clients, StreamClients: streamers,
+		Accepted: s.accepted.Load(), Refused: s.refused.Load(), Failed: s.failed.Load(),
+		ALPNMismatches: s.alpn.Load(), Pings: s.pings.Load(), Malformed: s.malformed.Load(),
+	}
+}
+
+// originClock is the clock of the server's tick driver: its first reading
+// is the server clock's origin, so ticks and pong timestamps share a zero
+// exactly. ticksys.Run reads it from one goroutine.
+type originClock struct {
+	origin  time.Time
+	started bool
+}
+
+func (c *originClock) Now() time.Time {
+	if !c.started {
+		c.started = true
+		return c.origin
+	}
+	return time.Now()
+}
+
+func (c *originClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// Serve starts the server clock and tick system and serves clients until
+// ctx ends or Close is called. It returns ctx.Err() or ErrServerClosed;
+// every connection it accepted is closed and every goroutine it started
+// has ended by then. Serve runs once: the listener does not outlive it.
+func (s *Server) Serve(ctx context.Context) error {
+	s.mu.Lock()
+	switch {
+	case s.closed:
+		s.mu.Unlock()
+		return ErrServerClosed
+	case s.serving:
+		s.mu.Unlock()
+		return errors.New("transport: Serve called twice")
+	}
+	s.serving = true
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	s.cancel = cancel
+	s.serveDone = make(chan struct{})
+	origin := time.Now()
+	s.origin.Store(&origin)
+	s.mu.Unlock()
+	defer close(s.serveDone)
+	defer cancel()
+	s.log.Info("netclock: server serving", "addr", s.Addr().String(), "tick_rate", s.cfg.TickRate,
+		"epoch", s.epoch)
+
+	var wg sync.WaitGroup
+	wg.Go(func() { s.sys.Run(ctx, ticksys.DriverConfig{Clock: &originClock{origin: origin}}) })
+	var err error
+	for {
+		// Accept hands each connection to its own goroutine at once:
+		// quic-go refuses handshakes that finish while its 32-slot
+		// accept queue is full.
+		conn, aerr := s.ln.Accept(ctx)
+		if aerr != nil {
+			err = aerr
+			break
+		}
+		if !s.track(conn) {
+			conn.CloseWithError(CodeGoingAway, "server shutting down")
+			continue
+		}
+		wg.Go(func() {
+			defer s.untrack(conn)
+			s.handle(ctx, conn)
+		})
+	}
+	cancel()
+	s.stopConns()
+	wg.Wait()
+
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	switch {
+	case closed:
+		return ErrServerClosed
+	case parent.Err() != nil:
+		return parent.Err()
+	}
+	return fmt.Errorf("transport: accept: %w", err)
+}
+
+// track registers a connection for shutdown; false once shutting down.
+func (s *Server) track(conn *quic.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shutdown {
+		return false
+	}
+	s.conns[conn] = struct{}{}
+	return true
+}
+
+func (s *Server) untrack(conn *quic.Conn) {
+	s.mu.Lock()
+	delete(s.conns, conn)
+	s.mu.Unlock()
+}
+
+// stopConns closes the listener, closes the connections still in its
+// accept queue, and closes every connection being served, which ends their
+// goroutines.
+func (s *Server) stopConns() {
+	s.mu.Lock()
+	s.shutdown = true
+	conns := make([]*quic.Conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	s.ln.Close()
+	for {
+		c, err := s.ln.Accept(context.Background()) // drains, then fails
+		if err != nil {
+			break
+		}
+		c.CloseWithError(CodeGoingAway, "server shutting down")
+	}
+	for _, c := range conns {
+		c.CloseWithError(CodeGoingAway, "server shutting down")
+	}
+}
+
+// Close shuts the server down gracefully: it stops Serve, closes every
+// connection with CodeGoingAway, and waits for every goroutine the server
+// started. It closes the socket if Listen created it. Close is idempotent.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		cancel, done := s.cancel, s.serveDone
+		s.mu.Unlock()
+		if cancel != nil {
+			cancel()
+			<-done
+		} else {
+			s.stopConns()
+		}
+		s.closeErr = s.tr.Close()
+		if s.ownConn != nil {
+			if err := s.ownConn.Close(); err != nil && s.closeErr == nil {
+				s.closeErr = err
+			}
+		}
+		s.log.Info("netclock: server closed")
+	})
+	return s.closeErr
+}
+
+// handle runs one connection: the handshake, then the ping loop, on this
+// goroutine only, so no client waits for another.
+func (s *Server) handle(ctx context.Context, conn *quic.Conn) {
+	log := s.log.With("remote", conn.RemoteAddr().String())
+	if err := s.handshake(ctx, conn, log); err != nil {
+		return
+	}
+	mode := modeOf(conn)
+	s.mu.Lock()
+	if mode == ModeStream {
+		s.streamers++
+	}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.clients--
+		if mode == ModeStream {
+			s.streamers--
+		}
+		s.mu.Unlock()
+	}()
+	log.Info("netclock: client connected", "mode", mode.String())
+
+	var err error
+	if mode == ModeDatagram {
+		err = s.serveDatagrams(conn, log)
+	} else {
+		err = s.serveStream(ctx, conn, log)
+	}
+	conn.CloseWithError(CodeNoError, "")
+	log.Info("netclock: client disconnected", "reason", err)
+}
+
+// handshake reads the ClientHello, answers it, and refuses the client on a
+// mismatch. On success the client is counted in s.clients.
+func (s *Server) handshake(ctx context.Context, conn *quic.Conn, log *slog.Logger) error {
+	fail := func(err error) error {
+		s.failed.Add(1)
+		log.Info("netclock: handshake failed", "err", err)
+		conn.CloseWithError(CodeProtocolViolation, err.Error())
+		return err
+	}
+	hctx, cancel := context.WithTimeout(ctx, s.cfg.HelloTimeout)
+	defer cancel()
+	str, err := conn.AcceptStream(hctx)
+	if err != nil {
+		return fail(fmt.Errorf("%w: no hello stream: %w", ErrProtocol, err))
+	}
+	str.SetReadDeadline(time.Now().Add(s.cfg.HelloTimeout))
+	hello, err := readClientHello(str)
+	version := wireVersion(s.cfg.protocolVersion)
+	reply := ServerHello{Version: version, TickRate: s.cfg.TickRate, Epoch: s.epoch}
+	var why string
+	switch {
+	case errors.Is(err, ErrVersion) || (err == nil && hello.Version != version):
+		reply.Status = StatusVersionMismatch
+		why = fmt.Sprintf("protocol version mismatch: server speaks %d, client %d", version, hello.Version)
+	case err != nil:
+		str.CancelRead(0)
+		return fail(fmt.Errorf("%w: reading client hello: %w", ErrProtocol, err))
+	case hello.TickRate != 0 && hello.TickRate != s.cfg.TickRate:
+		reply.Status = StatusTickRateMismatch
+		why = fmt.Sprintf("tick rate mismatch: server ticks at %d Hz, client wants %d Hz",
+			s.cfg.TickRate, hello.TickRate)
+	case !s.admit():
+		reply.Status = StatusServerFull
+		why = fmt.Sprintf("server full: %d clients", s.cfg.MaxClients)
+	}
+	reply.ServerTime = s.Now()
+	_, werr := str.Write(AppendServerHello(nil, reply))
+	str.Close() // phase 1 sends nothing more on the control stream
+	if reply.Status != StatusOK {
+		s.refused.Add(1)
+		log.Warn("netclock: client refused", "status", reply.Status.String(), "reason", why)
+		s.refuse(ctx, conn, statusCode(reply.Status), why)
+		return errors.New(why)
+	}
+	if werr != nil {
+		s.mu.Lock()
+		s.clients--
+		s.mu.Unlock()
+		return fail(fmt.Errorf("writing server hello: %w", werr))
+	}
+	s.accepted.Add(1)
+	return nil
+}
+
+// admit counts a client in, unless MaxClients are connected.
+func (s *Server) admit() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cfg.MaxClients > 0 && s.clients >= s.cfg.MaxClients {
+		return false
+	}
+	s.clients++
+	return true
+}
+
+// refuse gives the client up to refuseGrace to read the ServerHello and
+// close, then closes the connection with code.
+func (s *Server) refuse(ctx context.Context, conn *quic.Conn, code quic.ApplicationErrorCode, why string) {
+	t := time.NewTimer(refuseGrace)
+	defer t.Stop()
+	select {
+	case <-conn.Context().Done():
+	case <-ctx.Done():
+	case <-t.C:
+	}
+	conn.CloseWithError(code, why)
+}
+
+// serveDatagrams answers datagram pings until the connection closes.
+func (s *Server) serveDatagrams(conn *quic.Conn, log *slog.Logger) error {
+	out := make([]byte, 0, PongLen)
+	for {
+		b, err := conn.ReceiveDatagram(context.Background())
+		t2 := s.Now() // T2 first: nothing may sit between arrival and stamp
+		if err != nil {
+			return err
+		}
+		ping, err := ParsePing(b)
+		if err != nil {
+			s.malformed.Add(1)
+			log.Debug("netclock: dropped malformed datagram", "len", len(b), "err", err)
+			continue
+		}
+		pong := Pong{Seq: ping.Seq, ClientSend: ping.ClientSend, ServerReceive: t2}
+		pong.ServerSend = s.Now() // T3 last: right before the send
+		out = AppendPong(out[:0], pong)
+		if err := conn.SendDatagram(out); err != nil {
+			if conn.Context().Err() != nil {
+				return err
+			}
+			log.Debug("netclock: pong not sent", "err", err)
+			continue
+		}
+		s.pings.Add(1)
+	}
+}
+
+// serveStream answers framed pings on the second stream the client opens,
+// the fallback when datagrams were not negotiated.
+func (s *Server) serveStream(ctx context.Context, conn *quic.Conn, log *slog.Logger) error {
+	str, err := conn.AcceptStream(ctx)
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, MaxFrameLen+2)
+	pongBuf := make([]byte, 0, PongLen)
+	out := make([]byte, 0, PongLen+2)
+	for {
+		payload, err := readFrame(str, buf)
+		t2 := s.Now()
+		if err != nil {
+			if errors.Is(err, ErrMalformed) { // the stream is out of step for good
+				s.malformed.Add(1)
+				conn.CloseWithError(CodeProtocolViolation, err.Error())
+			}
+			return err
+		}
+		ping, err := ParsePing(payload)
+		if err != nil {
+			s.malformed.Add(1)
+			log.Debug("netclock: dropped malformed frame", "len", len(payload), "err", err)
+			continue
+		}
+		pong := Pong{Seq: ping.Seq, ClientSend: ping.ClientSend, ServerReceive: t2}
+		pong.ServerSend = s.Now()
+		pongBuf = AppendPong(pongBuf[:0], pong)
+		out = AppendFrame(out[:0], pongBuf)
+		if _, err := str.Write(out); err != nil {
+			return err
+		}
+		s.pings.Add(1)
+	}
+}

@@ -1,0 +1,70 @@
+package transport
+
+import (
+	"crypto/tls"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/quic-go/quic-go"
+
+	"github.com/netclock/netclock/nettime"
+	"github.com/netclock/netclock/ticksys"
+)
+
+// DefaultTickRate is the server's tick rate, in ticks per second, when
+// ServerConfig.TickRate is zero.
+const DefaultTickRate = ticksys.DefaultTickRate
+
+// ServerConfig configures a Server.
+type ServerConfig struct {
+	// TickRate is the server's tick rate in ticks per second, announced
+	// in the handshake. Default: 60.
+	TickRate uint32
+	// Start is the server time (since tick 0) at which the server clock
+	// starts when Serve is called. Default: 0.
+	Start time.Duration
+	// TLSConfig holds the server's certificate. Required. The server uses
+	// a clone with NextProtos set to ALPN; see DevCertificate for
+	// development.
+	TLSConfig *tls.Config
+	// QUICConfig overrides quic-go's defaults. Default: quic-go's
+	// defaults. EnableDatagrams is always set.
+	QUICConfig *quic.Config
+	// Logger receives connection, handshake and reset events.
+	// Default: discard.
+	Logger *slog.Logger
+	// MaxClients caps the clients connected at once; more are refused
+	// with StatusServerFull. Default (0): unlimited.
+	MaxClients int
+	// HelloTimeout is how long a new connection may take to send its
+	// ClientHello. Default: DefaultHelloTimeout (5s).
+	HelloTimeout time.Duration
+
+	protocolVersion uint16 // for tests: speak another version; 0 = ProtocolVersion
+}
+
+func (cfg ServerConfig) resolve() (ServerConfig, error) {
+	if cfg.TLSConfig == nil {
+		return cfg, fmt.Errorf("%w: ServerConfig.TLSConfig is required", ErrInvalidConfig)
+	}
+	if cfg.TickRate == 0 {
+		cfg.TickRate = DefaultTickRate
+	}
+	if err := nettime.ValidateRate(cfg.TickRate); err != nil {
+		return cfg, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	if cfg.MaxClients < 0 {
+		return cfg, fmt.Errorf("%w: MaxClients %d is negative", ErrInvalidConfig, cfg.MaxClients)
+	}
+	if cfg.HelloTimeout < 0 {
+		return cfg, fmt.Errorf("%w: HelloTimeout %v is negative", ErrInvalidConfig, cfg.HelloTimeout)
+	}
+	if cfg.HelloTimeout == 0 {
+		cfg.HelloTimeout = DefaultHelloTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = discardLogger()
+	}
+	return cfg, nil
+}

@@ -1,0 +1,174 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/quic-go/quic-go/testutils/simnet"
+
+	"github.com/netclock/netclock/provider"
+)
+
+// TestSimnetAsymmetricPath runs server and client over quic-go's simulated
+// network in a synctest bubble, where time is virtual and delays are
+// exact: 30 ms client→server, 10 ms server→client. No ping can observe
+// the asymmetry, so the offset estimate must be off by exactly half of it,
+// (30−10)/2 = 10 ms — and by nothing more.
+func TestSimnetAsymmetricPath(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const up, down = 30 * time.Millisecond, 10 * time.Millisecond
+		n := &simnet.Simnet{Router: &simnet.PerfectRouter{}}
+		clientAddr := &net.UDPAddr{IP: net.ParseIP("10.0.0.1"), Port: 9001}
+		serverAddr := &net.UDPAddr{IP: net.ParseIP("10.0.0.2"), Port: 9002}
+		// A node's Latency delays the packets it receives.
+		cconn := n.NewEndpoint(clientAddr, simnet.NodeBiDiLinkSettings{Latency: down})
+		sconn := n.NewEndpoint(serverAddr, simnet.NodeBiDiLinkSettings{Latency: up})
+		if err := n.Start(); err != nil {
+			t.Fatal(err)
+		}
+
+		// Certificates are made inside the bubble: its clock starts in
+		// 2000, and TLS checks validity against it.
+		cert, err := DevCertificate("netclock.test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv, err := NewServer(sconn, ServerConfig{TLSConfig: cert.ServerTLS(), Start: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		serveErr := make(chan error, 1)
+		go func() { serveErr <- srv.Serve(context.Background()) }()
+
+		// The client clock: an arbitrary, large offset from the server's.
+		epoch := time.Now()
+		clock := func() time.Duration { return time.Since(epoch) + 1000*time.Second }
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		c, err := DialConn(ctx, cconn, serverAddr, ClientConfig{TLSConfig: cert.ClientTLS(),
+			Provider: provider.ClientConfig{Clock: clock}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-c.Synced()
+
+		check := func(when string) {
+			t.Helper()
+			e := c.Estimate()
+			now := clock() // virtual time stands still while we read
+			errOff := e.ServerTime(now) - srv.Now()
+			t.Logf("%s: offset error %v (want %v), uplink %v, downlink %v, error bound %v, samples %d",
+				when, errOff, (up-down)/2, e.Uplink, e.Downlink, e.ErrorBound, c.Stats().PongsReceived)
+			if d := errOff - (up-down)/2; d < -time.Millisecond || d > time.Millisecond {
+				t.Errorf("%s: offset error %v, want %v within 1ms", when, errOff, (up-down)/2)
+			}
+			if rtt := e.RTT(); rtt < up+down || rtt > up+down+time.Millisecond {
+				t.Errorf("%s: RTT %v, want %v", when, rtt, up+down)
+			}
+		}
+		check("after sync")
+		// Sleeping in the bubble advances virtual time: steady pings.
+		time.Sleep(10 * time.Second)
+		check("after 10s")
+		time.Sleep(50 * time.Second)
+		check("after 60s")
+		if st := c.Stats(); st.Lost != 0 || st.Rejected != 0 || st.PongsReceived < 600 {
+			t.Errorf("stats %+v", st)
+		}
+
+		// synctest.Test itself fails if any goroutine is left behind.
+		c.Close()
+		srv.Close()
+		if err := <-serveErr; !errors.Is(err, ErrServerClosed) {
+			t.Errorf("Serve = %v", err)
+		}
+		cconn.Close()
+		sconn.Close()
+		n.Close()
+	})
+}
+
+// lossyRouter drops a fraction of all packets, both ways.
+type lossyRouter struct {
+	simnet.PerfectRouter
+	mu   sync.Mutex
+	rng  *rand.Rand
+	loss float64
+}
+
+func (r *lossyRouter) SendPacket(p simnet.Packet) error {
+	r.mu.Lock()
+	drop := r.rng.Float64() < r.loss
+	r.mu.Unlock()
+	if drop {
+		return nil
+	}
+	return r.PerfectRouter.SendPacket(p)
+}
+
+// TestSimnetLoss loses 20% of the packets each way: the client still syncs
+// (on SyncTimeout if the burst is short of pongs), counts the losses as
+// sequence gaps, and the estimate stays exact.
+func TestSimnetLoss(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const delay = 15 * time.Millisecond
+		n := &simnet.Simnet{Router: &lossyRouter{rng: rand.New(rand.NewPCG(1, 2)), loss: 0.2}}
+		clientAddr := &net.UDPAddr{IP: net.ParseIP("10.0.0.1"), Port: 9001}
+		serverAddr := &net.UDPAddr{IP: net.ParseIP("10.0.0.2"), Port: 9002}
+		cconn := n.NewEndpoint(clientAddr, simnet.NodeBiDiLinkSettings{Latency: delay})
+		sconn := n.NewEndpoint(serverAddr, simnet.NodeBiDiLinkSettings{Latency: delay})
+		if err := n.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cert, err := DevCertificate("netclock.test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv, err := NewServer(sconn, ServerConfig{TLSConfig: cert.ServerTLS()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		serveErr := make(chan error, 1)
+		go func() { serveErr <- srv.Serve(context.Background()) }()
+
+		epoch := time.Now()
+		clock := func() time.Duration { return time.Since(epoch) - 42*time.Second }
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		c, err := DialConn(ctx, cconn, serverAddr, ClientConfig{TLSConfig: cert.ClientTLS(),
+			Provider: provider.ClientConfig{Clock: clock}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		<-c.Synced()
+		t.Logf("synced after %v", time.Since(start))
+		time.Sleep(20 * time.Second) // virtual
+		st := c.Stats()
+		t.Logf("stats: sent %d, pongs %d, lost %d, duplicates %d, stale %d",
+			st.PingsSent, st.PongsReceived, st.Lost, st.Duplicates, st.Stale)
+		// A round trip survives both ways with probability 0.8² = 64%.
+		if frac := float64(st.PongsReceived) / float64(st.PingsSent); frac < 0.5 || frac > 0.8 {
+			t.Errorf("%.0f%% of pings answered, want about 64%%", 100*frac)
+		}
+		// Every unanswered ping but the last in flight is counted lost.
+		if missing := st.PingsSent - st.PongsReceived; st.Lost < missing-2 || st.Lost > missing {
+			t.Errorf("lost %d, want about %d", st.Lost, missing)
+		}
+		if errOff := c.Estimate().ServerTime(clock()) - srv.Now(); abs(errOff) > time.Millisecond {
+			t.Errorf("offset error %v on a symmetric lossy path", errOff)
+		}
+		c.Close()
+		srv.Close()
+		<-serveErr
+		cconn.Close()
+		sconn.Close()
+		n.Close()
+	})
+}

@@ -1,0 +1,93 @@
+package transport
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"time"
+)
+
+// DevCertValidity is how long a DevCertificate is valid.
+const DevCertValidity = 90 * 24 * time.Hour
+
+// DevCert is a self-signed certificate for development and tests: the
+// server presents it, and clients trust exactly it.
+type DevCert struct {
+	// Certificate is the certificate and its ECDSA P-256 private key,
+	// with Leaf set.
+	Certificate tls.Certificate
+	// ServerName is the first host the certificate was made for: the
+	// name ClientTLS verifies.
+	ServerName string
+	// CertPEM is the certificate in PEM, for clients in other processes
+	// to pin.
+	CertPEM []byte
+}
+
+// DevCertificate makes a self-signed ECDSA certificate for hosts (DNS names
+// or IP addresses; default "localhost", "127.0.0.1", "::1"), valid from a
+// minute ago for DevCertValidity.
+func DevCertificate(hosts ...string) (DevCert, error) {
+	if len(hosts) == 0 {
+		hosts = []string{"localhost", "127.0.0.1", "::1"}
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return DevCert{}, fmt.Errorf("transport: dev certificate: %w", err)
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
+	if err != nil {
+		return DevCert{}, fmt.Errorf("transport: dev certificate: %w", err)
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber:          serial,
+		Subject:               pkix.Name{CommonName: hosts[0], Organization: []string{"netclock development"}},
+		NotBefore:             now.Add(-time.Minute),
+		NotAfter:              now.Add(DevCertValidity),
+		KeyUsage:              x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true, // not a CA: it can vouch for nothing but itself
+	}
+	for _, h := range hosts {
+		if ip := net.ParseIP(h); ip != nil {
+			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+		} else {
+			tmpl.DNSNames = append(tmpl.DNSNames, h)
+		}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return DevCert{}, fmt.Errorf("transport: dev certificate: %w", err)
+	}
+	leaf, err := x509.ParseCertificate(der)
+	if err != nil {
+		return DevCert{}, fmt.Errorf("transport: dev certificate: %w", err)
+	}
+	return DevCert{
+		Certificate: tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf},
+		ServerName:  hosts[0],
+		CertPEM:     pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+	}, nil
+}
+
+// ServerTLS returns a TLS config presenting the certificate, for
+// ServerConfig.TLSConfig.
+func (d DevCert) ServerTLS() *tls.Config {
+	return &tls.Config{Certificates: []tls.Certificate{d.Certificate}, MinVersion: tls.VersionTLS13}
+}
+
+// ClientTLS returns a TLS config that trusts exactly this certificate (its
+// only root) and verifies ServerName, for ClientConfig.TLSConfig.
+func (d DevCert) ClientTLS() *tls.Config {
+	pool := x509.NewCertPool()
+	pool.AddCert(d.Certificate.Leaf)
+	return &tls.Config{RootCAs: pool, ServerName: d.ServerName, MinVersion: tls.VersionTLS13}
+}

@@ -1,0 +1,313 @@
+package transport
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// The wire protocol. Every message has a fixed, big-endian layout. The
+// handshake travels on the first bidirectional stream the client opens; the
+// pings and pongs travel as QUIC datagrams (RFC 9221), or, when the peers did
+// not negotiate datagrams, as frames on a second bidirectional stream.
+//
+//	ClientHello  "NCLK" version:u16 tickRate:u32                                  10 bytes
+//	ServerHello  "NCLK" version:u16 status:u8 tickRate:u32 epoch:u64 time:i64     27 bytes
+//	Ping         type=1:u8 version:u8 seq:u32 t1:i64                              14 bytes
+//	Pong         type=2:u8 version:u8 seq:u32 t1:i64 t2:i64 t3:i64                30 bytes
+//	Frame        length:u16 payload                                    (stream fallback)
+//
+// Magic and version lead every message so that any future version can be
+// recognized, and refused cleanly, from its first bytes.
+
+const (
+	// ALPN is the TLS application protocol netclock speaks. The server
+	// accepts no other; a peer offering none of it fails the TLS handshake.
+	ALPN = "netclock/1"
+
+	// ProtocolVersion is the version of the wire protocol this package
+	// speaks: the version field of the hellos, and (as one byte) of the
+	// time datagrams.
+	ProtocolVersion uint16 = 1
+
+	// Magic opens both hellos.
+	Magic = "NCLK"
+)
+
+// Lengths of the encoded messages, in bytes.
+const (
+	ClientHelloLen = 10
+	ServerHelloLen = 27
+	PingLen        = 14
+	PongLen        = 30
+
+	// MaxFrameLen is the largest payload a stream frame may carry. It
+	// bounds what a peer can make us buffer; today's payloads are at most
+	// PongLen.
+	MaxFrameLen = 1024
+)
+
+// Sentinel errors of the wire codec; parse errors wrap one of them.
+var (
+	// ErrMalformed: the bytes are not a message of the expected kind
+	// (wrong length, magic or type, or an invalid field).
+	ErrMalformed = errors.New("transport: malformed message")
+	// ErrVersion: a well-formed message header carrying a protocol version
+	// this package does not speak.
+	ErrVersion = errors.New("transport: unsupported protocol version")
+)
+
+// Status is the outcome of the handshake, sent in the ServerHello.
+type Status uint8
+
+const (
+	// StatusOK: the server accepted the client.
+	StatusOK Status = 0
+	// StatusVersionMismatch: the server does not speak the client's
+	// protocol version.
+	StatusVersionMismatch Status = 1
+	// StatusTickRateMismatch: the client asked for a tick rate the
+	// server does not run at.
+	StatusTickRateMismatch Status = 2
+	// StatusServerFull: the server already has ServerConfig.MaxClients
+	// clients.
+	StatusServerFull Status = 3
+)
+
+// String returns the status's name, as in logs.
+func (s Status) String() string {
+	switch s {
+	case StatusOK:
+		return "ok"
+	case StatusVersionMismatch:
+		return "version-mismatch"
+	case StatusTickRateMismatch:
+		return "tick-rate-mismatch"
+	case StatusServerFull:
+		return "server-full"
+	}
+	return fmt.Sprintf("Status(%d)", uint8(s))
+}
+
+// ClientHello opens the handshake.
+type ClientHello struct {
+	// Version is the client's protocol version. Zero encodes as
+	// ProtocolVersion.
+	Version uint16
+	// TickRate is the tick rate the client wants, in ticks per second;
+	// 0 accepts the server's.
+	TickRate uint32
+}
+
+// ServerHello answers a ClientHello.
+type ServerHello struct {
+	// Version is the server's protocol version. Zero encodes as
+	// ProtocolVersion.
+	Version uint16
+	// Status is the outcome; the server closes the connection after any
+	// status but StatusOK.
+	Status Status
+	// TickRate is the server's tick rate, in ticks per second.
+	TickRate uint32
+	// Epoch is chosen at random each time a server starts: a client that
+	// reconnects and sees another epoch knows the server restarted.
+	Epoch uint64
+	// ServerTime is the server clock (time since tick 0) when the hello
+	// was written.
+	ServerTime time.Duration
+}
+
+// Ping is a time request: the client's send time T1 on its own clock.
+type Ping struct {
+	// Seq numbers the pings of a connection from 0; it lets the client
+	// match pongs and count losses, duplicates and reordering.
+	Seq uint32
+	// ClientSend is T1, the client clock reading when the ping was sent.
+	ClientSend time.Duration
+}
+
+// Pong answers a Ping with the server's receive and send times, completing
+// the NTP quadruple once the client stamps its receive time.
+type Pong struct {
+	// Seq and ClientSend echo the ping's.
+	Seq        uint32
+	ClientSend time.Duration
+	// ServerReceive is T2, the server clock when the ping arrived.
+	ServerReceive time.Duration
+	// ServerSend is T3, the server clock when the pong left.
+	ServerSend time.Duration
+}
+
+const (
+	typePing = 1
+	typePong = 2
+
+	helloPrefixLen = 6 // magic + version: readable whatever the version
+)
+
+func wireVersion(v uint16) uint16 {
+	if v == 0 {
+		return ProtocolVersion
+	}
+	return v
+}
+
+// AppendClientHello appends the encoding of h to b.
+func AppendClientHello(b []byte, h ClientHello) []byte {
+	b = append(b, Magic...)
+	b = binary.BigEndian.AppendUint16(b, wireVersion(h.Version))
+	return binary.BigEndian.AppendUint32(b, h.TickRate)
+}
+
+// ParseClientHello decodes a ClientHello. It returns an error wrapping
+// ErrVersion, together with a hello holding only the Version, if b starts
+// with a valid header of another protocol version (whatever follows), and
+// an error wrapping ErrMalformed for anything else that is not exactly a
+// ClientHello of this version.
+func ParseClientHello(b []byte) (ClientHello, error) {
+	v, err := parseHelloPrefix(b, "client hello")
+	if err != nil {
+		return ClientHello{Version: v}, err
+	}
+	if len(b) != ClientHelloLen {
+		return ClientHello{}, fmt.Errorf("%w: client hello of %d bytes, want %d", ErrMalformed, len(b), ClientHelloLen)
+	}
+	return ClientHello{Version: v, TickRate: binary.BigEndian.Uint32(b[6:])}, nil
+}
+
+// AppendServerHello appends the encoding of h to b.
+func AppendServerHello(b []byte, h ServerHello) []byte {
+	b = append(b, Magic...)
+	b = binary.BigEndian.AppendUint16(b, wireVersion(h.Version))
+	b = append(b, byte(h.Status))
+	b = binary.BigEndian.AppendUint32(b, h.TickRate)
+	b = binary.BigEndian.AppendUint64(b, h.Epoch)
+	return binary.BigEndian.AppendUint64(b, uint64(h.ServerTime))
+}
+
+// ParseServerHello decodes a ServerHello, with errors as ParseClientHello.
+// A status this package does not know is ErrMalformed.
+func ParseServerHello(b []byte) (ServerHello, error) {
+	v, err := parseHelloPrefix(b, "server hello")
+	if err != nil {
+		return ServerHello{Version: v}, err
+	}
+	if len(b) != ServerHelloLen {
+		return ServerHello{}, fmt.Errorf("%w: server hello of %d bytes, want %d", ErrMalformed, len(b), ServerHelloLen)
+	}
+	h := ServerHello{
+		Version:    v,
+		Status:     Status(b[6]),
+		TickRate:   binary.BigEndian.Uint32(b[7:]),
+		Epoch:      binary.BigEndian.Uint64(b[11:]),
+		ServerTime: time.Duration(binary.BigEndian.Uint64(b[19:])),
+	}
+	if h.Status > StatusServerFull {
+		return ServerHello{}, fmt.Errorf("%w: server hello status %d", ErrMalformed, b[6])
+	}
+	return h, nil
+}
+
+// parseHelloPrefix checks the magic and returns the version, with an error
+// wrapping ErrVersion if it is not ProtocolVersion.
+func parseHelloPrefix(b []byte, what string) (uint16, error) {
+	if len(b) < helloPrefixLen {
+		return 0, fmt.Errorf("%w: %s of %d bytes", ErrMalformed, what, len(b))
+	}
+	if string(b[:4]) != Magic {
+		return 0, fmt.Errorf("%w: %s magic %q, want %q", ErrMalformed, what, b[:4], Magic)
+	}
+	v := binary.BigEndian.Uint16(b[4:])
+	if v != ProtocolVersion {
+		return v, fmt.Errorf("%w: %s version %d, want %d", ErrVersion, what, v, ProtocolVersion)
+	}
+	return v, nil
+}
+
+// AppendPing appends the encoding of p to b.
+func AppendPing(b []byte, p Ping) []byte {
+	b = append(b, typePing, byte(ProtocolVersion))
+	b = binary.BigEndian.AppendUint32(b, p.Seq)
+	return binary.BigEndian.AppendUint64(b, uint64(p.ClientSend))
+}
+
+// ParsePing decodes a Ping. Errors wrap ErrVersion for a ping of another
+// version, ErrMalformed for anything else that is not exactly a Ping.
+func ParsePing(b []byte) (Ping, error) {
+	if err := parseDatagramHeader(b, typePing, PingLen); err != nil {
+		return Ping{}, err
+	}
+	return Ping{
+		Seq:        binary.BigEndian.Uint32(b[2:]),
+		ClientSend: time.Duration(binary.BigEndian.Uint64(b[6:])),
+	}, nil
+}
+
+// AppendPong appends the encoding of p to b.
+func AppendPong(b []byte, p Pong) []byte {
+	b = append(b, typePong, byte(ProtocolVersion))
+	b = binary.BigEndian.AppendUint32(b, p.Seq)
+	b = binary.BigEndian.AppendUint64(b, uint64(p.ClientSend))
+	b = binary.BigEndian.AppendUint64(b, uint64(p.ServerReceive))
+	return binary.BigEndian.AppendUint64(b, uint64(p.ServerSend))
+}
+
+// ParsePong decodes a Pong, with errors as ParsePing.
+func ParsePong(b []byte) (Pong, error) {
+	if err := parseDatagramHeader(b, typePong, PongLen); err != nil {
+		return Pong{}, err
+	}
+	return Pong{
+		Seq:           binary.BigEndian.Uint32(b[2:]),
+		ClientSend:    time.Duration(binary.BigEndian.Uint64(b[6:])),
+		ServerReceive: time.Duration(binary.BigEndian.Uint64(b[14:])),
+		ServerSend:    time.Duration(binary.BigEndian.Uint64(b[22:])),
+	}, nil
+}
+
+func parseDatagramHeader(b []byte, typ byte, n int) error {
+	name := "ping"
+	if typ == typePong {
+		name = "pong"
+	}
+	switch {
+	case len(b) < 2:
+		return fmt.Errorf("%w: %s of %d bytes", ErrMalformed, name, len(b))
+	case b[0] != typ:
+		return fmt.Errorf("%w: message type %d, want %d (%s)", ErrMalformed, b[0], typ, name)
+	case b[1] != byte(ProtocolVersion):
+		return fmt.Errorf("%w: %s version %d, want %d", ErrVersion, name, b[1], ProtocolVersion)
+	case len(b) != n:
+		return fmt.Errorf("%w: %s of %d bytes, want %d", ErrMalformed, name, len(b), n)
+	}
+	return nil
+}
+
+// AppendFrame appends payload as a stream frame: its length, then itself.
+// It panics if payload is longer than MaxFrameLen (a programming error:
+// every message is far shorter).
+func AppendFrame(b, payload []byte) []byte {
+	if len(payload) > MaxFrameLen {
+		panic(fmt.Sprintf("transport: frame payload of %d bytes exceeds %d", len(payload), MaxFrameLen))
+	}
+	b = binary.BigEndian.AppendUint16(b, uint16(len(payload)))
+	return append(b, payload...)
+}
+
+// ParseFrame splits the first frame off b, returning its payload (aliasing
+// b) and the bytes after it. The error wraps ErrMalformed if b holds less
+// than a whole frame or the length exceeds MaxFrameLen.
+func ParseFrame(b []byte) (payload, rest []byte, err error) {
+	if len(b) < 2 {
+		return nil, b, fmt.Errorf("%w: frame header of %d bytes", ErrMalformed, len(b))
+	}
+	n := int(binary.BigEndian.Uint16(b))
+	if n > MaxFrameLen {
+		return nil, b, fmt.Errorf("%w: frame of %d bytes exceeds %d", ErrMalformed, n, MaxFrameLen)
+	}
+	if len(b)-2 < n {
+		return nil, b, fmt.Errorf("%w: frame of %d bytes truncated to %d", ErrMalformed, n, len(b)-2)
+	}
+	return b[2 : 2+n], b[2+n:], nil
+}
