@@ -171,6 +171,7 @@ type Estimator struct {
 	t0     int64   // anchor of the detrended values
 	r      float64 // drift: server seconds per client second − 1
 	rSE    float64 // standard error of r
+	fitted bool    // r comes from a fit, not the prior (rSE can be 0 on a perfect path)
 	asym   int64   // A: assumed base↑ − base↓, ns
 	lastT1 int64
 	lastT4 int64
@@ -432,7 +433,7 @@ func (e *Estimator) tolerances(older scanned) (dropU, dropW, riseU, riseW int64)
 	meanU, meanW := e.meanExcessOf(older, older.minU, older.minW)
 	// The floors are tilted by as much as the drift's error over the window.
 	rse := e.rSE
-	if rse == 0 {
+	if !e.fitted {
 		rse = priorDriftSE
 	}
 	floor := int64(200*time.Microsecond) + int64(3*rse*float64(e.t[e.at(e.n-1)]-e.t[e.head]))
@@ -667,7 +668,7 @@ func (e *Estimator) fit(now int64, drift bool) {
 			k := driftPrior * driftPrior / (driftPrior*driftPrior + se*se)
 			r, se = r*k, math.Sqrt(k)*se
 			changed = r != e.r
-			e.r, e.rSE = r, se
+			e.r, e.rSE, e.fitted = r, se, true
 		}
 	}
 	if !changed {
@@ -827,7 +828,7 @@ func (e *Estimator) statBound() int64 {
 	mu, mw := e.spacing(e.ud), e.spacing(e.wd)
 	b := 2.65 * float64(mu+mw)
 	rse := e.rSE
-	if rse == 0 {
+	if !e.fitted {
 		rse = priorDriftSE
 	}
 	span := float64(e.t[e.at(e.n-1)] - e.t[e.head])

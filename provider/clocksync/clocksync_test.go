@@ -359,3 +359,20 @@ func TestSlewIsFollowedNotHeld(t *testing.T) {
 		t.Errorf("stats %+v: want the slew seen as clock shifts, never as path changes", st)
 	}
 }
+
+// TestBoundStaysTightOnAPerfectPath: on a path without jitter the drift
+// fits exactly (standard error 0); that must not read as "no fit yet" and
+// widen the bound to the prior's.
+func TestBoundStaysTightOnAPerfectPath(t *testing.T) {
+	p := &path{rng: rand.New(rand.NewPCG(9, 9)), offset: time.Second,
+		up: 30 * time.Millisecond, down: 10 * time.Millisecond, jitUp: uniform(0), jitDn: uniform(0)}
+	e := newEst(t)
+	for at := time.Duration(0); at < 60*time.Second; at += 100 * time.Millisecond {
+		if err := e.Observe(p.exchange(at)); err != nil {
+			t.Fatal(err)
+		}
+		if at > 10*time.Second && e.Estimate().ErrorBound > 200*time.Microsecond {
+			t.Fatalf("at %v the bound is %v on a jitter-free path, want <= 200µs", at, e.Estimate().ErrorBound)
+		}
+	}
+}
