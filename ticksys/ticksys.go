@@ -34,6 +34,8 @@ type Config struct {
 	// TickRate is the number of ticks per second. Default: 60.
 	TickRate uint32
 	// Provider advances time. Default: provider.Server{}, the authority.
+	// Its methods are called with the System's lock held: a provider must
+	// not call the System it belongs to (that deadlocks).
 	Provider provider.Provider
 	// Start is the server time the system starts at, since tick 0.
 	// Default: 0.
