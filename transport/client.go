@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -79,45 +80,111 @@ type ClientStats struct {
 	ClockJumps, PathChanges int64
 
 	// QUICMinRTT and QUICSmoothedRTT are quic-go's own RTT estimates
-	// (from ACKs, which include the peer's ACK delay).
+	// (from ACKs, which include the peer's ACK delay), on the current
+	// connection.
 	QUICMinRTT, QUICSmoothedRTT time.Duration
+	// BytesSent and BytesReceived are the QUIC bytes (UDP payloads,
+	// retransmissions included) of all the client's connections, from
+	// quic-go's ConnectionStats.
+	BytesSent, BytesReceived uint64
+
+	// Connected reports whether the client has a connection now: false
+	// while it reconnects and after it stopped.
+	Connected bool
+	// Reconnects counts connections re-established after a loss
+	// (ClientConfig.Reconnect).
+	Reconnects int64
+	// ReconnectFailures counts redial attempts that failed.
+	ReconnectFailures int64
+	// EpochChanges counts reconnects that found a restarted server (a new
+	// session epoch): the estimator restarted each time.
+	EpochChanges int64
+	// Reinitializations counts the System reinitializations that
+	// followed (each fired a ResetEvent with ReasonReinitialize).
+	Reinitializations int64
+
+	// DriftAlarm reports that |DriftPPM| is above
+	// ClientConfig.DriftAlarmPPM now; DriftAlarms counts the crossings.
+	DriftAlarm  bool
+	DriftAlarms int64
+
+	// MessagesSent and MessagesReceived count user messages, both kinds.
+	MessagesSent, MessagesReceived int64
+	// MessagesDropped counts received unreliable messages dropped
+	// because the handler or the Messages channel fell behind.
+	MessagesDropped int64
+	// MalformedMessages counts received message datagrams and stream
+	// frames that were malformed; a malformed frame also stops its
+	// stream.
+	MalformedMessages int64
 }
 
 // Client is a connection to a netclock server that keeps a clock estimate
 // of it and, once synced, a tick system in step with it.
 //
 // Nothing advances the client's System on its own: the game loop calls
-// System().Advance(frameTime) every frame, or a headless client calls Run,
-// which runs ticksys' driver loop. Not both.
+// Advance(frameTime) (or System().Advance) every frame, or a headless
+// client calls Run, which runs the driver loop. Not both.
 type Client struct {
 	cfg     ClientConfig
 	log     *slog.Logger
 	clock   func() time.Duration // the client clock: T1, T4 and the provider's
 	pc      *provider.Client
 	tr      *quic.Transport
-	conn    *quic.Conn
+	addr    net.Addr
+	tlsConf *tls.Config
+	qconf   *quic.Config
 	ownConn net.PacketConn // created by Dial; closed by Close
-	session Session
-	pingStr *quic.Stream // ModeStream only
+	rate    uint32         // the session's tick rate; a reconnect must find it again
 
+	link      atomic.Pointer[link] // the current connection, or the last one while reconnecting
 	sys       atomic.Pointer[ticksys.System]
 	synced    chan struct{}
-	ctx       context.Context // ends at Close or when the connection ends
-	cancel    context.CancelFunc
+	msgs      chan Message  // Messages; closed when the client stops
+	sendSem   chan struct{} // held while writing a reliable message
+	ctx       context.Context
+	cancel    context.CancelCauseFunc // stops the client for good, with why
 	wg        sync.WaitGroup
 	closed    atomic.Bool
 	closeOnce sync.Once
 	closeErr  error
 
-	mu        sync.Mutex // guards the estimator and the counts below
-	est       *clocksync.Estimator
-	seq       seqTracker
-	firstPing time.Duration
-	sent      int64
-	pongs     int64
-	dups      int64
-	stale     int64
-	malformed int64
+	mu          sync.Mutex // guards the estimator and everything below
+	est         *clocksync.Estimator
+	seq         seqTracker
+	syncFrom    time.Duration // T1 of the first ping of this (re)sync
+	syncFromSet bool
+	syncBase    int64 // estimator samples when this (re)sync started
+	resyncing   bool  // a new epoch: waiting for a fresh burst to reinitialize
+	pending     *provider.Estimate
+	runners     int  // Run calls driving the System
+	manual      bool // Advance drives the System
+	sent        int64
+	pongs       int64
+	dups        int64
+	stale       int64
+	malformed   int64
+	reconnects  int64
+	failures    int64
+	epochs      int64
+	reinits     int64
+	driftAlarm  bool
+	driftAlarms int64
+	msgsSent    int64
+	msgsRecv    int64
+	msgsDropped int64
+	msgsBad     int64
+	bytesSent   uint64 // of connections that ended
+	bytesRecv   uint64
+}
+
+// link is one QUIC connection of a Client and what its handshake agreed.
+type link struct {
+	conn    *quic.Conn
+	session Session
+	pingStr *quic.Stream     // ModeStream only
+	out     *quic.SendStream // reliable messages; opened lazily, guarded by Client.sendSem
+	ended   bool             // its bytes were added to the totals; guarded by Client.mu
 }
 
 // Dial connects to the netclock server at addr ("host:port") over a new
@@ -150,7 +217,7 @@ func Dial(ctx context.Context, addr string, cfg ClientConfig) (*Client, error) {
 }
 
 // DialConn is Dial over conn, which the client must be the only user of;
-// Close does not close it.
+// Close does not close it. Reconnects reuse it.
 func DialConn(ctx context.Context, conn net.PacketConn, addr net.Addr, cfg ClientConfig) (*Client, error) {
 	return dial(ctx, conn, addr, cfg, "")
 }
@@ -176,55 +243,72 @@ func dial(ctx context.Context, pconn net.PacketConn, addr net.Addr, cfg ClientCo
 	if tlsConf.ServerName == "" {
 		tlsConf.ServerName = host // empty: quic-go uses the IP
 	}
-	qconf := &quic.Config{}
-	if cfg.QUICConfig != nil {
-		qconf = cfg.QUICConfig.Clone()
-	}
+	qconf := quicConfig(cfg.QUICConfig)
 	qconf.EnableDatagrams = !cfg.DisableDatagrams
 
-	tr := &quic.Transport{Conn: pconn}
-	conn, err := tr.Dial(ctx, addr, tlsConf, qconf)
-	if err != nil {
-		tr.Close()
-		if isALPNError(err) {
-			return nil, fmt.Errorf("transport: dial %s: %w: %w", addr, ErrALPN, err)
-		}
-		return nil, fmt.Errorf("transport: dial %s: %w", addr, err)
-	}
 	c := &Client{cfg: cfg, log: cfg.Logger.With("server", addr.String()), clock: pc.Config().Clock,
-		pc: pc, tr: tr, conn: conn, est: est, synced: make(chan struct{})}
-	if err := c.handshake(ctx); err != nil {
-		tr.Close()
-		return nil, fmt.Errorf("transport: handshake with %s: %w", addr, err)
+		pc: pc, tr: &quic.Transport{Conn: pconn}, addr: addr, tlsConf: tlsConf, qconf: qconf, est: est,
+		synced: make(chan struct{}), msgs: make(chan Message, cfg.MessageBuffer), sendSem: make(chan struct{}, 1)}
+	c.ctx, c.cancel = context.WithCancelCause(context.Background())
+	want := cfg.TickRate
+	if cfg.AcceptServerRate {
+		want = 0
 	}
-	c.ctx, c.cancel = context.WithCancel(conn.Context())
-	if c.session.Mode == ModeStream {
-		if c.pingStr, err = conn.OpenStreamSync(ctx); err != nil {
-			conn.CloseWithError(CodeNoError, "")
-			tr.Close()
-			return nil, fmt.Errorf("transport: opening the ping stream to %s: %w", addr, err)
-		}
+	l, err := c.connect(ctx, want)
+	if err != nil {
+		c.cancel(err)
+		c.tr.Close()
+		return nil, err
 	}
-	c.log.Info("netclock: connected", "tick_rate", c.session.TickRate, "epoch", c.session.Epoch,
-		"mode", c.session.Mode.String())
-	c.wg.Go(c.sendLoop)
-	c.wg.Go(c.receiveLoop)
+	if cfg.TickRate != 0 && l.session.TickRate != cfg.TickRate {
+		c.log.Warn("netclock: using the server's tick rate", "server_rate", l.session.TickRate,
+			"wanted_rate", cfg.TickRate)
+	}
+	c.rate = l.session.TickRate
+	c.link.Store(l)
+	c.log.Info("netclock: connected", "tick_rate", l.session.TickRate, "epoch", l.session.Epoch,
+		"mode", l.session.Mode.String())
+	c.wg.Go(func() { c.supervise(l) })
 	return c, nil
 }
 
+// connect dials the server and performs the handshake, asking for tick
+// rate want (0: any). On failure nothing is left open.
+func (c *Client) connect(ctx context.Context, want uint32) (*link, error) {
+	conn, err := c.tr.Dial(ctx, c.addr, c.tlsConf, c.qconf)
+	if err != nil {
+		if isALPNError(err) {
+			return nil, fmt.Errorf("transport: dial %s: %w: %w", c.addr, ErrALPN, err)
+		}
+		return nil, fmt.Errorf("transport: dial %s: %w", c.addr, err)
+	}
+	sess, err := c.handshake(ctx, conn, want)
+	if err != nil {
+		return nil, fmt.Errorf("transport: handshake with %s: %w", c.addr, err)
+	}
+	l := &link{conn: conn, session: sess}
+	if sess.Mode == ModeStream {
+		if l.pingStr, err = conn.OpenStreamSync(ctx); err != nil {
+			conn.CloseWithError(CodeNoError, "")
+			return nil, fmt.Errorf("transport: opening the ping stream to %s: %w", c.addr, err)
+		}
+	}
+	return l, nil
+}
+
 // handshake exchanges the hellos. On failure it closes the connection.
-func (c *Client) handshake(ctx context.Context) (err error) {
+func (c *Client) handshake(ctx context.Context, conn *quic.Conn, want uint32) (sess Session, err error) {
 	defer func() {
 		if err != nil {
-			c.conn.CloseWithError(CodeNoError, "")
+			conn.CloseWithError(CodeNoError, "")
 		}
 	}()
-	if p := c.conn.ConnectionState().TLS.NegotiatedProtocol; p != ALPN {
-		return fmt.Errorf("%w: negotiated %q", ErrALPN, p)
+	if p := conn.ConnectionState().TLS.NegotiatedProtocol; p != ALPN {
+		return Session{}, fmt.Errorf("%w: negotiated %q", ErrALPN, p)
 	}
-	str, err := c.conn.OpenStreamSync(ctx)
+	str, err := conn.OpenStreamSync(ctx)
 	if err != nil {
-		return peerError(err)
+		return Session{}, peerError(err)
 	}
 	deadline := time.Now().Add(c.cfg.HelloTimeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
@@ -234,24 +318,20 @@ func (c *Client) handshake(ctx context.Context) (err error) {
 	stop := context.AfterFunc(ctx, func() { str.SetDeadline(time.Now()) })
 	defer stop()
 
-	want := c.cfg.TickRate
-	if c.cfg.AcceptServerRate {
-		want = 0
-	}
 	version := wireVersion(c.cfg.protocolVersion)
 	if _, err := str.Write(AppendClientHello(nil, ClientHello{Version: version, TickRate: want})); err != nil {
-		return peerError(err)
+		return Session{}, peerError(err)
 	}
 	h, err := readServerHello(str)
 	switch {
 	case errors.Is(err, ErrVersion):
-		c.conn.CloseWithError(CodeVersionMismatch, "protocol version mismatch")
-		return fmt.Errorf("%w: server speaks version %d, client %d", ErrVersionMismatch, h.Version, version)
+		conn.CloseWithError(CodeVersionMismatch, "protocol version mismatch")
+		return Session{}, fmt.Errorf("%w: server speaks version %d, client %d", ErrVersionMismatch, h.Version, version)
 	case errors.Is(err, ErrMalformed):
-		c.conn.CloseWithError(CodeProtocolViolation, "malformed server hello")
-		return fmt.Errorf("%w: %w", ErrProtocol, err)
+		conn.CloseWithError(CodeProtocolViolation, "malformed server hello")
+		return Session{}, fmt.Errorf("%w: %w", ErrProtocol, err)
 	case err != nil:
-		return peerError(err)
+		return Session{}, peerError(err)
 	}
 	str.Close() // phase 1 sends nothing more on the control stream
 
@@ -272,18 +352,14 @@ func (c *Client) handshake(ctx context.Context) (err error) {
 				status = StatusVersionMismatch
 			}
 		}
-		c.conn.CloseWithError(statusCode(status), refusal.Error())
-		return refusal
+		conn.CloseWithError(statusCode(status), refusal.Error())
+		return Session{}, refusal
 	}
 	if err := nettime.ValidateRate(h.TickRate); err != nil {
-		c.conn.CloseWithError(CodeProtocolViolation, "invalid tick rate")
-		return fmt.Errorf("%w: server hello: %w", ErrProtocol, err)
+		conn.CloseWithError(CodeProtocolViolation, "invalid tick rate")
+		return Session{}, fmt.Errorf("%w: server hello: %w", ErrProtocol, err)
 	}
-	if c.cfg.TickRate != 0 && h.TickRate != c.cfg.TickRate {
-		c.log.Warn("netclock: using the server's tick rate", "server_rate", h.TickRate, "wanted_rate", c.cfg.TickRate)
-	}
-	c.session = Session{TickRate: h.TickRate, Epoch: h.Epoch, ServerTime: h.ServerTime, Mode: modeOf(c.conn)}
-	return nil
+	return Session{TickRate: h.TickRate, Epoch: h.Epoch, ServerTime: h.ServerTime, Mode: modeOf(conn)}, nil
 }
 
 // peerError maps the error of a connection the server closed with one of
@@ -298,20 +374,40 @@ func peerError(err error) error {
 	return err
 }
 
+// serveLink runs the goroutines of one connection until it ends, then
+// adds its byte counts to the totals.
+func (c *Client) serveLink(l *link) {
+	var wg sync.WaitGroup
+	ctx := l.conn.Context()
+	d := newDispatcher(c.deliver)
+	wg.Go(func() { c.sendLoop(l) })
+	wg.Go(func() { c.receiveLoop(l, d) })
+	wg.Go(func() { d.run(ctx) })
+	wg.Go(func() { c.acceptStreams(l, &wg) })
+	wg.Wait()
+	qs := l.conn.ConnectionStats()
+	c.mu.Lock()
+	c.bytesSent += qs.BytesSent
+	c.bytesRecv += qs.BytesReceived
+	l.ended = true
+	c.mu.Unlock()
+}
+
 // sendLoop sends the start burst, then pings at the steady rate, until the
-// client stops.
-func (c *Client) sendLoop() {
+// connection ends.
+func (c *Client) sendLoop(l *link) {
 	t := time.NewTimer(0)
 	defer t.Stop()
+	ctx := l.conn.Context()
 	buf := make([]byte, 0, PingLen+2)
 	for n := 0; ; n++ {
 		select {
-		case <-c.ctx.Done():
+		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		if err := c.sendPing(&buf); err != nil {
-			if c.ctx.Err() != nil {
+		if err := c.sendPing(l, &buf); err != nil {
+			if ctx.Err() != nil {
 				return
 			}
 			c.log.Warn("netclock: ping not sent", "err", err)
@@ -324,34 +420,42 @@ func (c *Client) sendLoop() {
 	}
 }
 
-func (c *Client) sendPing(buf *[]byte) error {
+func (c *Client) sendPing(l *link, buf *[]byte) error {
 	c.mu.Lock()
 	t1 := c.clock() // T1: stamped, recorded, sent; nothing slow in between
-	seq := c.seq.send(t1)
-	if c.sent == 0 {
-		c.firstPing = t1
-	}
-	c.sent++
+	seq := c.notePingLocked(t1)
 	c.mu.Unlock()
 	b := AppendPing((*buf)[:0], Ping{Seq: seq, ClientSend: t1})
-	if c.session.Mode == ModeStream {
+	if l.session.Mode == ModeStream {
 		var frame [PingLen + 2]byte
-		_, err := c.pingStr.Write(AppendFrame(frame[:0], b))
+		_, err := l.pingStr.Write(AppendFrame(frame[:0], b))
 		return err
 	}
-	return c.conn.SendDatagram(b)
+	return l.conn.SendDatagram(b)
 }
 
-// receiveLoop reads pongs until the client stops.
-func (c *Client) receiveLoop() {
+// notePingLocked records a ping sent at t1 and returns its sequence number.
+func (c *Client) notePingLocked(t1 time.Duration) uint32 {
+	seq := c.seq.send(t1)
+	if !c.syncFromSet {
+		c.syncFrom, c.syncFromSet = t1, true
+	}
+	c.sent++
+	return seq
+}
+
+// receiveLoop reads pongs, and the server's unreliable messages, until the
+// connection ends.
+func (c *Client) receiveLoop(l *link, d *dispatcher) {
 	buf := make([]byte, MaxFrameLen+2)
+	ctx := l.conn.Context()
 	for {
 		var b []byte
 		var err error
-		if c.session.Mode == ModeStream {
-			b, err = readFrame(c.pingStr, buf)
+		if l.session.Mode == ModeStream {
+			b, err = readFrame(l.pingStr, buf)
 		} else {
-			b, err = c.conn.ReceiveDatagram(c.ctx)
+			b, err = l.conn.ReceiveDatagram(ctx)
 		}
 		t4 := c.clock() // T4 first: nothing may sit between arrival and stamp
 		if err != nil {
@@ -359,12 +463,13 @@ func (c *Client) receiveLoop() {
 				c.mu.Lock()
 				c.malformed++
 				c.mu.Unlock()
-				c.conn.CloseWithError(CodeProtocolViolation, err.Error())
-			}
-			if !c.closed.Load() {
-				c.log.Info("netclock: disconnected", "err", context.Cause(c.conn.Context()))
+				l.conn.CloseWithError(CodeProtocolViolation, err.Error())
 			}
 			return
+		}
+		if len(b) > 0 && b[0] == typeMessage {
+			c.receiveDatagram(b, t4, d)
+			continue
 		}
 		c.handlePong(b, t4)
 	}
@@ -412,51 +517,120 @@ func (c *Client) handlePong(b []byte, t4 time.Duration) {
 		c.log.Warn("netclock: network path changed; offset held",
 			"event", c.est.LastEvent().String(), "uplink", e.Uplink, "downlink", e.Downlink)
 	}
-	c.pc.SetEstimate(e)
+	c.checkDriftLocked(e)
 
-	if c.sys.Load() == nil && e.Valid &&
-		(after.Samples >= int64(c.cfg.BurstPings) || t4-c.firstPing >= c.cfg.SyncTimeout) {
-		sys, err := ticksys.New(ticksys.Config{TickRate: c.session.TickRate, Provider: c.pc, Logger: c.log})
+	ready := e.Valid &&
+		(after.Samples-c.syncBase >= int64(c.cfg.BurstPings) || t4-c.syncFrom >= c.cfg.SyncTimeout)
+	switch {
+	case c.sys.Load() == nil:
+		c.pc.SetEstimate(e)
+		if !ready {
+			return
+		}
+		sys, err := ticksys.New(ticksys.Config{TickRate: c.rate, Provider: c.pc, Logger: c.log})
 		if err != nil { // the rate was validated in the handshake
 			c.log.Error("netclock: creating the tick system", "err", err)
 			return
 		}
 		c.sys.Store(sys)
 		close(c.synced)
-		c.log.Info("netclock: synced", "samples", after.Samples, "offset", e.Offset, "rtt", e.RTT(),
+		c.log.Info("netclock: synced", "samples", after.Samples-c.syncBase, "offset", e.Offset, "rtt", e.RTT(),
 			"error_bound", e.ErrorBound)
+	case c.resyncing:
+		// The System keeps the old server's timeline until the fresh
+		// burst is in; then it is reinitialized on the new one.
+		if !ready {
+			return
+		}
+		c.resyncing = false
+		c.log.Info("netclock: resynced with the restarted server", "samples", after.Samples-c.syncBase,
+			"offset", e.Offset, "rtt", e.RTT(), "error_bound", e.ErrorBound)
+		if c.drivenLocked() {
+			c.pending = &e // the driver loop reinitializes
+			return
+		}
+		// Nobody drives the System through the Client, so it cannot be
+		// reinitialized safely: the provider steps it at its next
+		// Advance (a ReasonHardReset).
+		c.pc.SetEstimate(e)
+	case c.pending != nil:
+		c.pending = &e
+	default:
+		c.pc.SetEstimate(e)
 	}
 }
 
-// Session returns what the handshake agreed.
-func (c *Client) Session() Session { return c.session }
+// driftClearRatio is the hysteresis of the drift alarm: it clears below
+// this fraction of the threshold, so noise around the threshold does not
+// flood the log.
+const driftClearRatio = 0.9
+
+// checkDriftLocked raises or clears the drift alarm for estimate e.
+func (c *Client) checkDriftLocked(e provider.Estimate) {
+	limit := c.cfg.DriftAlarmPPM
+	if limit <= 0 || !e.Valid {
+		return
+	}
+	d := math.Abs(e.DriftPPM)
+	var epoch uint64
+	if l := c.link.Load(); l != nil {
+		epoch = l.session.Epoch
+	}
+	switch {
+	case !c.driftAlarm && d > limit:
+		c.driftAlarm = true
+		c.driftAlarms++
+		c.log.Warn("netclock: drift alarm: the clocks drift apart faster than the threshold",
+			"epoch", epoch, "offset", e.Offset, "drift_ppm", e.DriftPPM, "threshold_ppm", limit)
+	case c.driftAlarm && d < limit*driftClearRatio:
+		c.driftAlarm = false
+		c.log.Info("netclock: drift back below the alarm threshold",
+			"epoch", epoch, "offset", e.Offset, "drift_ppm", e.DriftPPM, "threshold_ppm", limit)
+	}
+}
+
+// Session returns what the handshake of the current connection agreed (of
+// the last one while reconnecting).
+func (c *Client) Session() Session {
+	if l := c.link.Load(); l != nil {
+		return l.session
+	}
+	return Session{}
+}
 
 // Synced returns a channel closed once the client has a tick system: when
 // the start burst has been observed, or SyncTimeout after the first ping
-// if some of it was lost.
+// if some of it was lost. It stays closed across reconnects.
 func (c *Client) Synced() <-chan struct{} { return c.synced }
 
 // System returns the client's tick system, nil until synced. It runs at
-// the server's tick rate with the client's provider.Client. The caller
-// advances it (System.Advance from the game loop), or calls Run.
+// the server's tick rate with the client's provider.Client, and stays the
+// same System across reconnects. The caller advances it (Advance from the
+// game loop), or calls Run.
 func (c *Client) System() *ticksys.System { return c.sys.Load() }
 
 // Provider returns the provider.Client steering the System; it holds the
-// latest estimate and can compute the timelines' targets.
+// estimate the System steers by and can compute the timelines' targets.
 func (c *Client) Provider() *provider.Client { return c.pc }
 
 // Estimate returns the latest clock estimate (Valid is false before the
+// first pong, and again after a reconnect to a restarted server until its
 // first pong).
-func (c *Client) Estimate() provider.Estimate { return c.pc.Estimate() }
+func (c *Client) Estimate() provider.Estimate {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.est.Estimate()
+}
 
 // LocalTime returns the client clock: the clock the estimate's client
 // times refer to.
 func (c *Client) LocalTime() time.Duration { return c.clock() }
 
 // SharedTime returns the estimated server clock now (time since tick 0),
-// and false before the first estimate.
+// and false before the first estimate (and after a reconnect to a
+// restarted server, until its first pong).
 func (c *Client) SharedTime() (time.Duration, bool) {
-	e := c.pc.Estimate()
+	e := c.Estimate()
 	if !e.Valid {
 		return 0, false
 	}
@@ -465,33 +639,46 @@ func (c *Client) SharedTime() (time.Duration, bool) {
 
 // Stats returns the client's synchronization state and counts.
 func (c *Client) Stats() ClientStats {
+	l := c.link.Load()
 	c.mu.Lock()
 	es := c.est.Stats()
+	e := c.est.Estimate()
 	st := ClientStats{
 		PingsSent: c.sent, PongsReceived: c.pongs, Lost: c.seq.lost(), Duplicates: c.dups,
 		Stale: c.stale, Malformed: c.malformed, Rejected: es.Rejected,
 		ClockJumps: es.Jumps, PathChanges: es.PathChanges,
+		BytesSent: c.bytesSent, BytesReceived: c.bytesRecv,
+		Reconnects: c.reconnects, ReconnectFailures: c.failures, EpochChanges: c.epochs,
+		Reinitializations: c.reinits, DriftAlarm: c.driftAlarm, DriftAlarms: c.driftAlarms,
+		MessagesSent: c.msgsSent, MessagesReceived: c.msgsRecv, MessagesDropped: c.msgsDropped,
+		MalformedMessages: c.msgsBad,
+	}
+	live := l != nil && l.conn != nil && !l.ended // nil conn only in tests
+	if live {
+		qs := l.conn.ConnectionStats()
+		st.BytesSent += qs.BytesSent
+		st.BytesReceived += qs.BytesReceived
+		st.QUICMinRTT, st.QUICSmoothedRTT = qs.MinRTT, qs.SmoothedRTT
 	}
 	c.mu.Unlock()
-	st.Mode = c.session.Mode
-	e := c.pc.Estimate()
+	if l != nil {
+		st.Mode = l.session.Mode
+		st.Connected = live && l.conn.Context().Err() == nil
+	}
 	st.RTT, st.Offset, st.ErrorBound, st.Jitter, st.DriftPPM = e.RTT(), e.Offset, e.ErrorBound, e.Jitter, e.DriftPPM
 	ps := c.pc.Status()
 	st.PredictedScale, st.ServerScale = ps.PredictedScale, ps.ServerScale
 	if sys := c.sys.Load(); sys != nil {
 		st.Resets = sys.Stats().Resets
 	}
-	if c.conn != nil { // nil only in tests
-		qs := c.conn.ConnectionStats()
-		st.QUICMinRTT, st.QUICSmoothedRTT = qs.MinRTT, qs.SmoothedRTT
-	}
 	return st
 }
 
 // Run waits until the client is synced, then advances its System once per
-// tick on the client clock (ticksys' driver loop) until ctx ends or the
-// client stops. It returns ctx.Err(), or why the client stopped (see Err).
-// Use it when no game loop calls System().Advance; never both.
+// tick on the client clock until ctx ends or the client stops. It returns
+// ctx.Err(), or why the client stopped (see Err). Use it when no game loop
+// calls Advance; never both. After a reconnect to a restarted server it
+// reinitializes the System between two frames (see Advance).
 func (c *Client) Run(ctx context.Context) error {
 	select {
 	case <-c.synced:
@@ -500,31 +687,100 @@ func (c *Client) Run(ctx context.Context) error {
 	case <-c.ctx.Done():
 		return c.Err()
 	}
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stop := context.AfterFunc(c.ctx, cancel)
-	defer stop()
-	err := c.sys.Load().Run(rctx, ticksys.DriverConfig{Clock: driverClock{c.clock}})
-	if ctx.Err() == nil && c.ctx.Err() != nil {
-		return c.Err()
+	sys := c.sys.Load()
+	c.mu.Lock()
+	c.runners++
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.runners--
+		if !c.drivenLocked() && c.pending != nil {
+			// Nobody is left to reinitialize: let the provider step.
+			c.pc.SetEstimate(*c.pending)
+			c.pending = nil
+		}
+		c.mu.Unlock()
+	}()
+	interval := max(time.Second/time.Duration(sys.TickRate()), 1)
+	t := time.NewTimer(interval)
+	defer t.Stop()
+	last := c.clock()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.ctx.Done():
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return c.Err()
+		case <-t.C:
+		}
+		now := c.clock()
+		sys.Advance(now - last)
+		last = now
+		c.reinitializeIfPending(sys)
+		t.Reset(min(max(interval-(c.clock()-now), 0), interval)) // the clock may step
 	}
-	return err
 }
 
-// driverClock adapts the client clock to ticksys.Clock, so the driver
-// measures frames on the clock the estimate is expressed in.
-type driverClock struct{ now func() time.Duration }
+// Advance advances the System by dt of real time, as System().Advance
+// does, and returns the number of tick events fired (0 before sync). A
+// game loop that drives the System itself should call it instead of
+// System().Advance when Reconnect is set: after a reconnect to a restarted
+// server, it reinitializes the System right after advancing it, on the
+// game loop's goroutine (System.Reinitialize must not overlap Advance),
+// which fires a ResetEvent with ReasonReinitialize. A System advanced only
+// through System().Advance is stepped to the new server's timeline by the
+// provider instead, with a ReasonHardReset. The rules of System.Advance
+// apply.
+func (c *Client) Advance(dt time.Duration) int {
+	sys := c.sys.Load()
+	if sys == nil {
+		return 0
+	}
+	c.mu.Lock()
+	c.manual = true
+	c.mu.Unlock()
+	n := sys.Advance(dt)
+	c.reinitializeIfPending(sys)
+	return n
+}
 
-func (k driverClock) Now() time.Time                       { return time.Unix(0, 0).Add(k.now()) }
-func (driverClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+// drivenLocked reports whether the System is advanced through the Client
+// (Run or Advance), which can reinitialize it safely.
+func (c *Client) drivenLocked() bool { return c.runners > 0 || c.manual }
+
+// reinitializeIfPending hands the System a pending estimate of a
+// restarted server and reinitializes it. It runs on the driver's
+// goroutine, between Advances.
+func (c *Client) reinitializeIfPending(sys *ticksys.System) {
+	c.mu.Lock()
+	p := c.pending
+	c.pending = nil
+	if p != nil {
+		c.pc.SetEstimate(*p)
+		c.reinits++
+	}
+	c.mu.Unlock()
+	if p == nil {
+		return
+	}
+	sys.Reinitialize()
+	c.log.Info("netclock: system reinitialized on the restarted server's clock",
+		"offset", p.Offset, "predicted", sys.PredictedTime().String())
+}
 
 // Done returns a channel closed when the client stops: Close was called,
-// or the connection ended.
+// or the connection ended (without Reconnect), or reconnecting failed for
+// good.
 func (c *Client) Done() <-chan struct{} { return c.ctx.Done() }
 
-// Err returns nil while the client runs; ErrClosed after Close; otherwise
-// why the connection ended (a *quic.ApplicationError with CodeGoingAway
-// when the server shut down, a *quic.IdleTimeoutError, ...).
+// Err returns nil while the client runs (reconnecting included);
+// ErrClosed after Close; otherwise why the client stopped: why the
+// connection ended (a *quic.ApplicationError with CodeGoingAway when the
+// server shut down, a *quic.IdleTimeoutError, ...), or the error that made
+// reconnecting hopeless.
 func (c *Client) Err() error {
 	if c.ctx.Err() == nil {
 		return nil
@@ -532,18 +788,20 @@ func (c *Client) Err() error {
 	if c.closed.Load() {
 		return ErrClosed
 	}
-	return context.Cause(c.conn.Context())
+	return context.Cause(c.ctx)
 }
 
-// Close closes the connection gracefully (CodeNoError) and waits for the
-// client's goroutines. It closes the socket if Dial created it. The System
-// stays usable (it just gets no new estimates); Run returns. Close is
-// idempotent.
+// Close closes the connection gracefully (CodeNoError), or stops
+// reconnecting, and waits for the client's goroutines. It closes the
+// socket if Dial created it. The System stays usable (it just gets no new
+// estimates); Run returns; Messages is closed. Close is idempotent.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		c.closed.Store(true)
-		c.cancel()
-		c.conn.CloseWithError(CodeNoError, "client closing")
+		c.cancel(ErrClosed)
+		if l := c.link.Load(); l != nil && l.conn != nil {
+			l.conn.CloseWithError(CodeNoError, "client closing")
+		}
 		c.wg.Wait()
 		c.closeErr = c.tr.Close()
 		if c.ownConn != nil {

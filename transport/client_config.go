@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"log/slog"
+	"math"
 	"time"
 
 	"github.com/quic-go/quic-go"
@@ -30,6 +31,16 @@ const (
 	// syncs with whatever samples it has, when pongs of the burst were
 	// lost (1 s).
 	DefaultSyncTimeout = time.Second
+	// DefaultReconnectMin is the first reconnect backoff (250 ms).
+	DefaultReconnectMin = 250 * time.Millisecond
+	// DefaultReconnectMax caps the reconnect backoff (10 s).
+	DefaultReconnectMax = 10 * time.Second
+	// DefaultDriftAlarmPPM is the drift beyond which the client logs a
+	// drift alarm (500 ppm: 30 ms a minute, far beyond any healthy
+	// crystal's ±100 ppm).
+	DefaultDriftAlarmPPM = 500.0
+	// DefaultMessageBuffer is the capacity of Client.Messages.
+	DefaultMessageBuffer = 256
 )
 
 // ClientConfig configures a Client. The zero value gives the defaults, but
@@ -40,7 +51,12 @@ type ClientConfig struct {
 	// set to ALPN. Nothing here skips verification.
 	TLSConfig *tls.Config
 	// QUICConfig overrides quic-go's defaults. Default: quic-go's
-	// defaults. EnableDatagrams is set from DisableDatagrams.
+	// defaults, except KeepAlivePeriod (DefaultKeepAlivePeriod, 2 s;
+	// negative disables it) and MaxIdleTimeout (DefaultMaxIdleTimeout,
+	// 10 s), which apply unless set here. A clone is used, with
+	// EnableDatagrams set from DisableDatagrams. HandshakeIdleTimeout
+	// (quic-go's default 5 s) bounds each reconnect attempt to a server
+	// that does not answer.
 	QUICConfig *quic.Config
 	// TickRate is the tick rate the client wants, in ticks per second. A
 	// server at another rate refuses the client with ErrTickRateMismatch,
@@ -77,9 +93,49 @@ type ClientConfig struct {
 	// For networks or peers where QUIC datagrams fail; datagrams are
 	// better (a lost ping is a missing sample, not a late one).
 	DisableDatagrams bool
-	// Logger receives the handshake, sync, clock-jump, path-change and
-	// reset events. Default: discard.
+	// Logger receives the handshake, sync, clock-jump, path-change,
+	// drift-alarm, reconnect and reset events. Default: discard.
 	Logger *slog.Logger
+
+	// Reconnect makes the client redial the same address when its
+	// connection is lost (idle timeout, the server gone or going away)
+	// instead of stopping. It retries with exponential backoff (see
+	// ReconnectMin) for as long as the client is open, and gives up only
+	// on errors no retry can fix (version or tick rate mismatch, ALPN,
+	// TLS certificate); then the client stops with that error. A server
+	// with the same session epoch keeps the estimate (its clock did not
+	// change); a new epoch means it restarted: the estimator restarts,
+	// and after a fresh burst the System is reinitialized, which fires a
+	// ResetEvent with ticksys.ReasonReinitialize (see Client.Run and
+	// Client.Advance). A reconnecting client must find the same tick rate.
+	// Dial itself does not retry: its error is returned. While the client
+	// reconnects, sends fail with ErrNotConnected and Stats().Connected is
+	// false. Default: false, the client stops when the connection ends.
+	Reconnect bool
+	// ReconnectMin is the backoff before the first redial; each failed
+	// attempt doubles it, up to ReconnectMax. Every wait is drawn
+	// uniformly from [b/2, b] for backoff b, so clients that lost the same
+	// server do not redial in step. Default: 250ms.
+	ReconnectMin time.Duration
+	// ReconnectMax caps the backoff. Default: 10s (at least ReconnectMin).
+	ReconnectMax time.Duration
+
+	// OnMessage, if set, receives the server's messages instead of the
+	// Messages channel. It runs on the client's goroutines: reliable
+	// messages in order on one goroutine, unreliable ones on another, so
+	// it must be safe for concurrent use, and it must return: a blocked
+	// OnMessage holds up the reliable stream and Close.
+	OnMessage func(Message)
+	// MessageBuffer is the capacity of the Messages channel. A full
+	// channel drops unreliable messages (counted in
+	// ClientStats.MessagesDropped) and holds up reliable ones.
+	// Default: 256.
+	MessageBuffer int
+
+	// DriftAlarmPPM is the drift, in ppm, beyond which the client logs a
+	// warning (once per crossing: it logs again, at Info, when |drift|
+	// falls back below 90% of it). Default: 500. Negative: no alarm.
+	DriftAlarmPPM float64
 
 	protocolVersion uint16 // for tests: speak another version; 0 = ProtocolVersion
 }
@@ -105,6 +161,8 @@ func (cfg ClientConfig) resolve() (ClientConfig, error) {
 		{"PingInterval", &cfg.PingInterval, DefaultPingInterval},
 		{"SyncTimeout", &cfg.SyncTimeout, DefaultSyncTimeout},
 		{"HelloTimeout", &cfg.HelloTimeout, DefaultHelloTimeout},
+		{"ReconnectMin", &cfg.ReconnectMin, DefaultReconnectMin},
+		{"ReconnectMax", &cfg.ReconnectMax, DefaultReconnectMax},
 	} {
 		if *d.v < 0 {
 			return cfg, fmt.Errorf("%w: %s %v is negative", ErrInvalidConfig, d.name, *d.v)
@@ -112,6 +170,19 @@ func (cfg ClientConfig) resolve() (ClientConfig, error) {
 		if *d.v == 0 {
 			*d.v = d.def
 		}
+	}
+	cfg.ReconnectMax = max(cfg.ReconnectMax, cfg.ReconnectMin)
+	switch {
+	case cfg.MessageBuffer < 0:
+		return cfg, fmt.Errorf("%w: MessageBuffer %d is negative", ErrInvalidConfig, cfg.MessageBuffer)
+	case cfg.MessageBuffer == 0:
+		cfg.MessageBuffer = DefaultMessageBuffer
+	}
+	switch {
+	case math.IsNaN(cfg.DriftAlarmPPM) || math.IsInf(cfg.DriftAlarmPPM, 0):
+		return cfg, fmt.Errorf("%w: DriftAlarmPPM %v", ErrInvalidConfig, cfg.DriftAlarmPPM)
+	case cfg.DriftAlarmPPM == 0:
+		cfg.DriftAlarmPPM = DefaultDriftAlarmPPM
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = discardLogger()

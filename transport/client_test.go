@@ -91,8 +91,10 @@ func newBareClient(t *testing.T, logs *logBuffer, clock func() time.Duration) *C
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Client{cfg: cfg, log: cfg.Logger, clock: clock, pc: pc, est: est,
-		synced: make(chan struct{}), session: Session{TickRate: 60, Mode: ModeDatagram}}
+	c := &Client{cfg: cfg, log: cfg.Logger, clock: clock, pc: pc, est: est, rate: 60,
+		synced: make(chan struct{}), msgs: make(chan Message, cfg.MessageBuffer)}
+	c.link.Store(&link{session: Session{TickRate: 60, Mode: ModeDatagram, Epoch: 7}})
+	return c
 }
 
 // TestClientEvents feeds a Client exact samples: it syncs after the burst,
@@ -105,11 +107,7 @@ func TestClientEvents(t *testing.T) {
 	exchange := func() {
 		t1 := now
 		c.mu.Lock()
-		seq := c.seq.send(t1)
-		if c.sent == 0 {
-			c.firstPing = t1
-		}
-		c.sent++
+		seq := c.notePingLocked(t1)
 		c.mu.Unlock()
 		t2 := t1 + offset + up
 		now = t1 + up + down
@@ -173,5 +171,34 @@ func TestClientEvents(t *testing.T) {
 	c.handlePong(AppendPong(nil, Pong{Seq: 1 << 30}), now)
 	if st := c.Stats(); st.Malformed != 1 || st.Stale != 1 {
 		t.Errorf("stats %+v, want one malformed, one stale", st)
+	}
+}
+
+// TestClientDriftAlarm feeds a client exact samples of a server clock
+// running 1000 ppm fast: the estimator finds the drift, and the alarm
+// fires once, with the session's epoch.
+func TestClientDriftAlarm(t *testing.T) {
+	var logs logBuffer
+	var now time.Duration
+	c := newBareClient(t, &logs, func() time.Duration { return now })
+	const ppm = 1000
+	for range 600 { // a minute at 10 Hz
+		t1 := now
+		c.mu.Lock()
+		seq := c.notePingLocked(t1)
+		c.mu.Unlock()
+		t2 := t1 + t1/1e6*ppm + 3*time.Second + 10*time.Millisecond
+		now = t1 + 20*time.Millisecond
+		c.handlePong(AppendPong(nil, Pong{Seq: seq, ClientSend: t1, ServerReceive: t2, ServerSend: t2}), now)
+		now = t1 + 100*time.Millisecond
+	}
+	st := c.Stats()
+	t.Logf("drift %.1f ppm, alarm %v, alarms %d", st.DriftPPM, st.DriftAlarm, st.DriftAlarms)
+	if !st.DriftAlarm || st.DriftAlarms != 1 || st.DriftPPM < 900 || st.DriftPPM > 1100 {
+		t.Errorf("drift %.1f ppm, alarm %v, %d alarms; want about %d ppm and one alarm", st.DriftPPM,
+			st.DriftAlarm, st.DriftAlarms, ppm)
+	}
+	if n := strings.Count(logs.String(), "drift alarm"); n != 1 || !strings.Contains(logs.String(), "epoch=7") {
+		t.Errorf("%d drift alarms logged, want 1 with epoch=7:\n%s", n, logs.String())
 	}
 }

@@ -44,8 +44,19 @@ type ServerStats struct {
 	ALPNMismatches int64
 	// Pings counts pings answered.
 	Pings int64
-	// Malformed counts datagrams and frames dropped as malformed.
+	// Malformed counts datagrams and frames dropped as malformed,
+	// messages included.
 	Malformed int64
+	// MessagesReceived and MessagesSent count user messages, both kinds.
+	MessagesReceived, MessagesSent int64
+	// MessagesDropped counts received messages not delivered: no
+	// OnMessage handler, or unreliable ones arriving faster than it
+	// returns.
+	MessagesDropped int64
+	// BytesSent and BytesReceived are the QUIC bytes (UDP payloads,
+	// retransmissions included) of every client served, connected or
+	// gone, from quic-go's ConnectionStats.
+	BytesSent, BytesReceived uint64
 }
 
 // Server is the authority of a netclock session: it owns the server clock
@@ -60,8 +71,14 @@ type Server struct {
 	epoch   uint64
 	origin  atomic.Pointer[time.Time] // the server clock's zero; nil before Serve
 
+	onMessage atomic.Pointer[func(ClientID, Message)]
+
 	mu        sync.Mutex
 	conns     map[*quic.Conn]struct{} // connections being served
+	byID      map[ClientID]*serverClient
+	lastID    ClientID
+	bytesSent uint64 // of clients gone
+	bytesRecv uint64
 	clients   int
 	streamers int
 	serving   bool
@@ -73,6 +90,7 @@ type Server struct {
 	closeErr  error
 
 	accepted, refused, failed, alpn, pings, malformed atomic.Int64
+	msgsRecv, msgsSent, msgsDropped                   atomic.Int64
 }
 
 // Listen listens for UDP on addr ("host:port"; port 0 picks one) and
@@ -104,15 +122,13 @@ func NewServer(conn net.PacketConn, cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, sys: sys, conns: make(map[*quic.Conn]struct{})}
+	s := &Server{cfg: cfg, log: cfg.Logger, sys: sys, conns: make(map[*quic.Conn]struct{}),
+		byID: make(map[ClientID]*serverClient)}
 	for s.epoch == 0 { // 0 reads as "no epoch"
 		s.epoch = rand.Uint64()
 	}
 
-	qconf := &quic.Config{}
-	if cfg.QUICConfig != nil {
-		qconf = cfg.QUICConfig.Clone()
-	}
+	qconf := quicConfig(cfg.QUICConfig)
 	qconf.EnableDatagrams = true
 	s.tr = &quic.Transport{Conn: conn}
 	s.ln, err = s.tr.Listen(s.tlsConfig(), qconf)
@@ -182,13 +198,18 @@ func (s *Server) Now() time.Duration {
 // Stats returns the running counts.
 func (s *Server) Stats() ServerStats {
 	s.mu.Lock()
-	clients, streamers := s.clients, s.streamers
-	s.mu.Unlock()
-	return ServerStats{
-		Clients: clients, StreamClients: streamers,
-		Accepted: s.accepted.Load(), Refused: s.refused.Load(), Failed: s.failed.Load(),
-		ALPNMismatches: s.alpn.Load(), Pings: s.pings.Load(), Malformed: s.malformed.Load(),
+	st := ServerStats{Clients: s.clients, StreamClients: s.streamers,
+		BytesSent: s.bytesSent, BytesReceived: s.bytesRecv}
+	for _, sc := range s.byID {
+		qs := sc.conn.ConnectionStats()
+		st.BytesSent += qs.BytesSent
+		st.BytesReceived += qs.BytesReceived
 	}
+	s.mu.Unlock()
+	st.Accepted, st.Refused, st.Failed = s.accepted.Load(), s.refused.Load(), s.failed.Load()
+	st.ALPNMismatches, st.Pings, st.Malformed = s.alpn.Load(), s.pings.Load(), s.malformed.Load()
+	st.MessagesReceived, st.MessagesSent, st.MessagesDropped = s.msgsRecv.Load(), s.msgsSent.Load(), s.msgsDropped.Load()
+	return st
 }
 
 // originClock is the clock of the server's tick driver: its first reading
@@ -341,36 +362,59 @@ func (s *Server) Close() error {
 }
 
 // handle runs one connection: the handshake, then the ping loop, on this
-// goroutine only, so no client waits for another.
+// goroutine only, so no client waits for another. The client's messages
+// are read and delivered on goroutines of their own.
 func (s *Server) handle(ctx context.Context, conn *quic.Conn) {
 	log := s.log.With("remote", conn.RemoteAddr().String())
 	if err := s.handshake(ctx, conn, log); err != nil {
 		return
 	}
-	mode := modeOf(conn)
+	sc := s.register(conn, log)
+	defer s.unregister(sc)
+	sc.log.Info("netclock: client connected", "mode", sc.mode.String())
+
+	var wg sync.WaitGroup
+	d := newDispatcher(func(m Message) { s.deliver(sc, m) })
+	wg.Go(func() { d.run(conn.Context()) })
+	wg.Go(func() { s.acceptStreams(sc, &wg) })
+	var err error
+	if sc.mode == ModeDatagram {
+		err = s.serveDatagrams(sc, d)
+	} else {
+		err = s.serveStream(ctx, sc)
+	}
+	conn.CloseWithError(CodeNoError, "")
+	wg.Wait()
+	sc.log.Info("netclock: client disconnected", "reason", err)
+}
+
+// register gives a client that passed the handshake its ID and handle.
+func (s *Server) register(conn *quic.Conn, log *slog.Logger) *serverClient {
+	sc := &serverClient{conn: conn, mode: modeOf(conn), since: time.Now()}
 	s.mu.Lock()
-	if mode == ModeStream {
+	s.lastID++
+	sc.id = s.lastID
+	sc.log = log.With("client", uint64(sc.id))
+	s.byID[sc.id] = sc
+	if sc.mode == ModeStream {
 		s.streamers++
 	}
 	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.clients--
-		if mode == ModeStream {
-			s.streamers--
-		}
-		s.mu.Unlock()
-	}()
-	log.Info("netclock: client connected", "mode", mode.String())
+	return sc
+}
 
-	var err error
-	if mode == ModeDatagram {
-		err = s.serveDatagrams(conn, log)
-	} else {
-		err = s.serveStream(ctx, conn, log)
+// unregister forgets a client whose connection ended.
+func (s *Server) unregister(sc *serverClient) {
+	qs := sc.conn.ConnectionStats()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.byID, sc.id)
+	s.bytesSent += qs.BytesSent
+	s.bytesRecv += qs.BytesReceived
+	s.clients--
+	if sc.mode == ModeStream {
+		s.streamers--
 	}
-	conn.CloseWithError(CodeNoError, "")
-	log.Info("netclock: client disconnected", "reason", err)
 }
 
 // handshake reads the ClientHello, answers it, and refuses the client on a
@@ -451,14 +495,20 @@ func (s *Server) refuse(ctx context.Context, conn *quic.Conn, code quic.Applicat
 	conn.CloseWithError(code, why)
 }
 
-// serveDatagrams answers datagram pings until the connection closes.
-func (s *Server) serveDatagrams(conn *quic.Conn, log *slog.Logger) error {
+// serveDatagrams answers datagram pings, and queues the client's
+// unreliable messages on d, until the connection closes.
+func (s *Server) serveDatagrams(sc *serverClient, d *dispatcher) error {
+	conn, log := sc.conn, sc.log
 	out := make([]byte, 0, PongLen)
 	for {
 		b, err := conn.ReceiveDatagram(context.Background())
 		t2 := s.Now() // T2 first: nothing may sit between arrival and stamp
 		if err != nil {
 			return err
+		}
+		if len(b) > 0 && b[0] == typeMessage {
+			s.receiveDatagram(sc, b, t2, d)
+			continue
 		}
 		ping, err := ParsePing(b)
 		if err != nil {
@@ -477,12 +527,14 @@ func (s *Server) serveDatagrams(conn *quic.Conn, log *slog.Logger) error {
 			continue
 		}
 		s.pings.Add(1)
+		sc.pings.Add(1)
 	}
 }
 
 // serveStream answers framed pings on the second stream the client opens,
 // the fallback when datagrams were not negotiated.
-func (s *Server) serveStream(ctx context.Context, conn *quic.Conn, log *slog.Logger) error {
+func (s *Server) serveStream(ctx context.Context, sc *serverClient) error {
+	conn, log := sc.conn, sc.log
 	str, err := conn.AcceptStream(ctx)
 	if err != nil {
 		return err
@@ -514,5 +566,6 @@ func (s *Server) serveStream(ctx context.Context, conn *quic.Conn, log *slog.Log
 			return err
 		}
 		s.pings.Add(1)
+		sc.pings.Add(1)
 	}
 }

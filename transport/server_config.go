@@ -29,7 +29,10 @@ type ServerConfig struct {
 	// development.
 	TLSConfig *tls.Config
 	// QUICConfig overrides quic-go's defaults. Default: quic-go's
-	// defaults. EnableDatagrams is always set.
+	// defaults, except KeepAlivePeriod (DefaultKeepAlivePeriod, 2 s;
+	// negative disables it) and MaxIdleTimeout (DefaultMaxIdleTimeout,
+	// 10 s), which apply unless set here: a vanished client is dropped
+	// within seconds. A clone is used; EnableDatagrams is always set.
 	QUICConfig *quic.Config
 	// Logger receives connection, handshake and reset events.
 	// Default: discard.

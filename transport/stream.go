@@ -54,3 +54,28 @@ func readServerHello(r io.Reader) (ServerHello, error) {
 	}
 	return ParseServerHello(b[:])
 }
+
+// readMessageFrame reads one MessageFrame from r. The frame is read into a
+// buffer of its own, of exactly its length (at most MaxMessageFrameLen), so
+// the Message's Payload may be handed on as is. It returns io.EOF if the
+// stream ends cleanly between frames, io.ErrUnexpectedEOF if it ends inside
+// one, and an error wrapping ErrMalformed (or ErrVersion) for a bad frame:
+// the stream cannot be resynchronized after it.
+func readMessageFrame(r io.Reader) (Message, error) {
+	var h [messageFrameHeaderLen]byte
+	if _, err := io.ReadFull(r, h[:]); err != nil {
+		return Message{}, err
+	}
+	n, err := messageFrameLen(h[:])
+	if err != nil {
+		return Message{}, err
+	}
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(r, buf); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return Message{}, err
+	}
+	return ParseMessage(buf)
+}

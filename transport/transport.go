@@ -16,6 +16,20 @@
 // second bidirectional stream, which works but suffers head-of-line blocking
 // under loss; ClientStats.Mode and ServerStats.StreamClients report it.
 //
+// Over the same connection, both sides can send their own messages, each
+// stamped with the network time it belongs to (a nettime.Time): unreliable
+// ones as QUIC datagrams, reliable ones as frames on one unidirectional
+// stream per direction (Client.SendReliable, Client.SendUnreliable,
+// Client.Messages; Server.Send, Server.Broadcast, Server.OnMessage).
+// Client.Age and Server.Age say how long ago such a stamp was in shared
+// time.
+//
+// With ClientConfig.Reconnect, a client whose connection is lost redials
+// with backoff; if the server restarted meanwhile (its session epoch
+// changed), the client resynchronizes and reinitializes its System, which
+// fires a ResetEvent with ticksys.ReasonReinitialize. The System object stays
+// the same, so subscriptions survive.
+//
 // The wire format is in wire.go; TLS helpers for development in tls.go.
 package transport
 
@@ -52,6 +66,21 @@ var (
 	ErrServerClosed = errors.New("transport: server closed")
 	// ErrClosed is returned by a Client's methods after Close.
 	ErrClosed = errors.New("transport: client closed")
+	// ErrTooLarge: a message payload exceeds MaxUnreliablePayload
+	// (unreliable) or MaxReliablePayload (reliable), or QUIC could not fit
+	// a datagram in a packet on this path.
+	ErrTooLarge = errors.New("transport: message too large")
+	// ErrNotConnected: the client has no connection now (it is
+	// reconnecting); the message was not sent.
+	ErrNotConnected = errors.New("transport: not connected")
+	// ErrUnknownClient: Server.Send was given a ClientID that is not
+	// connected (never was, or has disconnected).
+	ErrUnknownClient = errors.New("transport: unknown client")
+	// ErrBackpressure: a reliable message could not be queued without
+	// blocking, because the peer is not reading fast enough (QUIC flow
+	// control); nothing of it was sent. Server.Send and unreliable
+	// messages in ModeStream never block and return it instead.
+	ErrBackpressure = errors.New("transport: peer is not reading fast enough")
 )
 
 // Application error codes netclock closes QUIC connections with. The peer
@@ -146,5 +175,48 @@ func modeOf(conn *quic.Conn) Mode {
 // DefaultHelloTimeout is how long either side waits for the other's hello
 // when the config leaves HelloTimeout zero.
 const DefaultHelloTimeout = 5 * time.Second
+
+// QUIC defaults both sides use unless their QUICConfig sets the field.
+// quic-go's own defaults (no keep-alive, 30 s idle timeout) are tuned for
+// request/response traffic; a netclock session wants a lost peer noticed
+// within seconds, so that a client can reconnect (ClientConfig.Reconnect)
+// and a server can free the slot. The idle timeout in effect is the smaller
+// of the two sides'.
+const (
+	// DefaultKeepAlivePeriod is how often an otherwise idle connection
+	// sends a keep-alive packet (2 s). Pings keep a healthy client's
+	// connection busy anyway; the keep-alive matters while pings are
+	// lost or held up. A negative QUICConfig.KeepAlivePeriod disables it.
+	DefaultKeepAlivePeriod = 2 * time.Second
+	// DefaultMaxIdleTimeout is how long a connection may receive nothing
+	// before it is closed as dead (10 s): five keep-alive periods.
+	DefaultMaxIdleTimeout = 10 * time.Second
+)
+
+// quicConfig returns a clone of user (or a fresh config) with netclock's
+// keep-alive and idle-timeout defaults filled in.
+func quicConfig(user *quic.Config) *quic.Config {
+	q := &quic.Config{}
+	if user != nil {
+		q = user.Clone()
+	}
+	switch {
+	case q.KeepAlivePeriod == 0:
+		q.KeepAlivePeriod = DefaultKeepAlivePeriod
+	case q.KeepAlivePeriod < 0:
+		q.KeepAlivePeriod = 0 // quic-go: no keep-alive
+	}
+	if q.MaxIdleTimeout == 0 {
+		q.MaxIdleTimeout = DefaultMaxIdleTimeout
+	}
+	return q
+}
+
+// Stream error codes netclock resets or stops message streams with.
+const (
+	// streamCodeMalformed: a malformed message frame; the reader stopped
+	// the stream.
+	streamCodeMalformed quic.StreamErrorCode = 0x1
+)
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/netclock/netclock/nettime"
 )
 
 // The wire protocol. Every message has a fixed, big-endian layout. The
@@ -17,9 +19,19 @@ import (
 //	Ping         type=1:u8 version:u8 seq:u32 t1:i64                              14 bytes
 //	Pong         type=2:u8 version:u8 seq:u32 t1:i64 t2:i64 t3:i64                30 bytes
 //	Frame        length:u16 payload                                    (stream fallback)
+//	Message      type=3:u8 version:u8 stamp:13 payload                   15+n bytes
+//	MessageFrame length:u32 Message                     (reliable messages, on streams)
 //
 // Magic and version lead every message so that any future version can be
 // recognized, and refused cleanly, from its first bytes.
+//
+// User messages travel as a Message in a QUIC datagram (unreliable) or as
+// MessageFrames on a unidirectional stream each side opens when it first
+// sends a reliable message (reliable, in order). The stamp is the binary
+// encoding of a nettime.Time (nettime.Time.AppendBinary: version=1:u8
+// rate:u32 ns:i64; the zero Time is all zeros but the version); the frame
+// length counts the Message, header included, and is at most
+// MaxMessageFrameLen.
 
 const (
 	// ALPN is the TLS application protocol netclock speaks. The server
@@ -140,8 +152,9 @@ type Pong struct {
 }
 
 const (
-	typePing = 1
-	typePong = 2
+	typePing    = 1
+	typePong    = 2
+	typeMessage = 3
 
 	helloPrefixLen = 6 // magic + version: readable whatever the version
 )
@@ -310,4 +323,106 @@ func ParseFrame(b []byte) (payload, rest []byte, err error) {
 		return nil, b, fmt.Errorf("%w: frame of %d bytes truncated to %d", ErrMalformed, n, len(b)-2)
 	}
 	return b[2 : 2+n], b[2+n:], nil
+}
+
+// Sizes of user messages, in bytes.
+const (
+	// StampLen is the length of an encoded stamp (a nettime.Time).
+	StampLen = 13
+	// MessageHeaderLen is the length of a Message's header: type,
+	// version and stamp.
+	MessageHeaderLen = 2 + StampLen
+	// MaxReliablePayload is the largest payload of a reliable message
+	// (64 KiB). It bounds what a peer can make us buffer per frame.
+	MaxReliablePayload = 64 << 10
+	// MaxDatagramMessageLen is the largest unreliable message on the wire,
+	// header included: it fits a QUIC datagram in a 1200-byte packet, the
+	// size every QUIC path carries, with room for QUIC's headers.
+	MaxDatagramMessageLen = 1100
+	// MaxUnreliablePayload is the largest payload of an unreliable
+	// message: MaxDatagramMessageLen less the header (1085 bytes).
+	MaxUnreliablePayload = MaxDatagramMessageLen - MessageHeaderLen
+	// MaxMessageFrameLen is the largest length a MessageFrame may carry:
+	// a Message with MaxReliablePayload bytes of payload.
+	MaxMessageFrameLen = MessageHeaderLen + MaxReliablePayload
+	// messageFrameHeaderLen is the length prefix of a MessageFrame.
+	messageFrameHeaderLen = 4
+)
+
+// AppendMessage appends the wire encoding of m to b: its Stamp and Payload
+// (Reliable and Received are local and not sent). Callers bound the payload
+// (MaxUnreliablePayload, MaxReliablePayload); ParseMessage rejects more
+// than MaxReliablePayload.
+func AppendMessage(b []byte, m Message) []byte {
+	b = append(b, typeMessage, byte(ProtocolVersion))
+	b, _ = m.Stamp.AppendBinary(b) // never fails
+	return append(b, m.Payload...)
+}
+
+// ParseMessage decodes a Message: Stamp and Payload, which aliases b. Errors
+// wrap ErrVersion for a message of another version, ErrMalformed for
+// anything else that is not a Message: a short header, an invalid stamp (a
+// bad rate or out of range: nettime's error is wrapped too), a payload over
+// MaxReliablePayload.
+func ParseMessage(b []byte) (Message, error) {
+	switch {
+	case len(b) < 2:
+		return Message{}, fmt.Errorf("%w: message of %d bytes", ErrMalformed, len(b))
+	case b[0] != typeMessage:
+		return Message{}, fmt.Errorf("%w: message type %d, want %d (message)", ErrMalformed, b[0], typeMessage)
+	case b[1] != byte(ProtocolVersion):
+		return Message{}, fmt.Errorf("%w: message version %d, want %d", ErrVersion, b[1], ProtocolVersion)
+	case len(b) < MessageHeaderLen:
+		return Message{}, fmt.Errorf("%w: message of %d bytes, shorter than its %d-byte header",
+			ErrMalformed, len(b), MessageHeaderLen)
+	case len(b)-MessageHeaderLen > MaxReliablePayload:
+		return Message{}, fmt.Errorf("%w: message payload of %d bytes exceeds %d",
+			ErrMalformed, len(b)-MessageHeaderLen, MaxReliablePayload)
+	}
+	var stamp nettime.Time
+	if err := stamp.UnmarshalBinary(b[2:MessageHeaderLen]); err != nil {
+		return Message{}, fmt.Errorf("%w: message stamp: %w", ErrMalformed, err)
+	}
+	return Message{Stamp: stamp, Payload: b[MessageHeaderLen:]}, nil
+}
+
+// AppendMessageFrame appends m as a stream frame, its length then itself.
+func AppendMessageFrame(b []byte, m Message) []byte {
+	b = binary.BigEndian.AppendUint32(b, uint32(MessageHeaderLen+len(m.Payload)))
+	return AppendMessage(b, m)
+}
+
+// ParseMessageFrame splits the first MessageFrame off b and decodes its
+// Message (whose Payload aliases b), returning the bytes after it. Errors
+// wrap ErrMalformed if b holds less than a whole frame or the length is
+// outside [MessageHeaderLen, MaxMessageFrameLen], and otherwise are
+// ParseMessage's.
+func ParseMessageFrame(b []byte) (m Message, rest []byte, err error) {
+	n, err := messageFrameLen(b)
+	if err != nil {
+		return Message{}, b, err
+	}
+	if len(b)-messageFrameHeaderLen < n {
+		return Message{}, b, fmt.Errorf("%w: message frame of %d bytes truncated to %d",
+			ErrMalformed, n, len(b)-messageFrameHeaderLen)
+	}
+	end := messageFrameHeaderLen + n
+	m, err = ParseMessage(b[messageFrameHeaderLen:end])
+	if err != nil {
+		return Message{}, b, err
+	}
+	return m, b[end:], nil
+}
+
+// messageFrameLen reads and checks a MessageFrame's length prefix.
+func messageFrameLen(b []byte) (int, error) {
+	if len(b) < messageFrameHeaderLen {
+		return 0, fmt.Errorf("%w: message frame header of %d bytes", ErrMalformed, len(b))
+	}
+	n := binary.BigEndian.Uint32(b)
+	if n < MessageHeaderLen || n > MaxMessageFrameLen {
+		return 0, fmt.Errorf("%w: message frame length %d outside [%d, %d]",
+			ErrMalformed, n, MessageHeaderLen, MaxMessageFrameLen)
+	}
+	return int(n), nil
 }

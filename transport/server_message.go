@@ -1,0 +1,276 @@
+package transport
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/quic-go/quic-go"
+
+	"github.com/netclock/netclock/nettime"
+)
+
+// ClientID identifies a client connected to a Server. IDs count up from 1
+// and are never reused by a Server: a client that reconnects gets a new
+// one.
+type ClientID uint64
+
+// ClientInfo describes a connected client.
+type ClientInfo struct {
+	// ID identifies the client in Send and OnMessage.
+	ID ClientID
+	// Remote is the client's address.
+	Remote net.Addr
+	// Mode is how its pings travel.
+	Mode Mode
+	// Connected is when its handshake finished.
+	Connected time.Time
+	// Pings counts the pings answered.
+	Pings int64
+	// MessagesReceived and MessagesSent count user messages.
+	MessagesReceived, MessagesSent int64
+	// BytesSent and BytesReceived are the QUIC bytes of its connection
+	// (UDP payloads, retransmissions included), from quic-go's
+	// ConnectionStats.
+	BytesSent, BytesReceived uint64
+	// RTT is quic-go's smoothed round-trip estimate of the connection.
+	RTT time.Duration
+}
+
+// serverClient is the server's handle of one connected client.
+type serverClient struct {
+	id    ClientID
+	conn  *quic.Conn
+	mode  Mode
+	since time.Time
+	log   *slog.Logger
+
+	outMu sync.Mutex       // guards out
+	out   *quic.SendStream // reliable messages; opened lazily
+
+	pings, msgsRecv, msgsSent atomic.Int64
+}
+
+func (sc *serverClient) info() ClientInfo {
+	qs := sc.conn.ConnectionStats()
+	return ClientInfo{ID: sc.id, Remote: sc.conn.RemoteAddr(), Mode: sc.mode, Connected: sc.since,
+		Pings: sc.pings.Load(), MessagesReceived: sc.msgsRecv.Load(), MessagesSent: sc.msgsSent.Load(),
+		BytesSent: qs.BytesSent, BytesReceived: qs.BytesReceived, RTT: qs.SmoothedRTT}
+}
+
+// Clients returns the connected clients, by ID.
+func (s *Server) Clients() []ClientInfo {
+	s.mu.Lock()
+	scs := make([]*serverClient, 0, len(s.byID))
+	for _, sc := range s.byID {
+		scs = append(scs, sc)
+	}
+	s.mu.Unlock()
+	infos := make([]ClientInfo, len(scs))
+	for i, sc := range scs {
+		infos[i] = sc.info()
+	}
+	slices.SortFunc(infos, func(a, b ClientInfo) int { return cmp.Compare(a.ID, b.ID) })
+	return infos
+}
+
+// Client returns the connected client id, and false if there is none.
+func (s *Server) Client(id ClientID) (ClientInfo, bool) {
+	sc := s.client(id)
+	if sc == nil {
+		return ClientInfo{}, false
+	}
+	return sc.info(), true
+}
+
+func (s *Server) client(id ClientID) *serverClient {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.byID[id]
+}
+
+// OnMessage sets the function that receives the clients' messages,
+// replacing any previous one; nil removes it (messages are then dropped
+// and counted in ServerStats.MessagesDropped). It runs on the server's
+// goroutines: each client's reliable messages in order on one goroutine,
+// its unreliable ones on another, and other clients' concurrently, so fn
+// must be safe for concurrent use. It must return: while it runs, that
+// client's reliable stream waits (its pings never do).
+func (s *Server) OnMessage(fn func(ClientID, Message)) {
+	if fn == nil {
+		s.onMessage.Store(nil)
+		return
+	}
+	s.onMessage.Store(&fn)
+}
+
+// Send sends payload to client id, stamped with stamp (for example the
+// server's System().ServerTime(), or nettime.New(rate, Now())). Reliable
+// messages go over the client's reliable stream (in order, at most
+// MaxReliablePayload bytes), unreliable ones as a QUIC datagram (at most
+// MaxUnreliablePayload; in ModeStream they take the stream and arrive with
+// Reliable set). Send never blocks on the network: if QUIC's flow control
+// cannot take a reliable message now (the client is not reading), nothing
+// is sent and the error wraps ErrBackpressure. Other errors wrap
+// ErrUnknownClient, ErrTooLarge, or quic-go's error.
+func (s *Server) Send(id ClientID, reliable bool, stamp nettime.Time, payload []byte) error {
+	sc := s.client(id)
+	if sc == nil {
+		return fmt.Errorf("transport: send to client %d: %w", id, ErrUnknownClient)
+	}
+	if err := sc.send(reliable, Message{Stamp: stamp, Payload: payload}); err != nil {
+		return fmt.Errorf("transport: send to client %d: %w", id, err)
+	}
+	s.msgsSent.Add(1)
+	return nil
+}
+
+// Broadcast sends payload to every connected client, as Send does. It
+// returns the errors of the clients it failed to send to, joined
+// (errors.Join), or nil.
+func (s *Server) Broadcast(reliable bool, stamp nettime.Time, payload []byte) error {
+	if err := checkPayload(reliable, len(payload)); err != nil {
+		return fmt.Errorf("transport: broadcast: %w", err)
+	}
+	s.mu.Lock()
+	scs := make([]*serverClient, 0, len(s.byID))
+	for _, sc := range s.byID {
+		scs = append(scs, sc)
+	}
+	s.mu.Unlock()
+	slices.SortFunc(scs, func(a, b *serverClient) int { return cmp.Compare(a.id, b.id) })
+	var errs []error
+	m := Message{Stamp: stamp, Payload: payload}
+	for _, sc := range scs {
+		if err := sc.send(reliable, m); err != nil {
+			errs = append(errs, fmt.Errorf("transport: send to client %d: %w", sc.id, err))
+			continue
+		}
+		s.msgsSent.Add(1)
+	}
+	return errors.Join(errs...)
+}
+
+// Age returns how long ago stamp was on the server clock: Now minus the
+// stamp; false for the zero Time. The stamp's tick rate does not matter.
+func (s *Server) Age(stamp nettime.Time) (time.Duration, bool) { return age(s.Now(), stamp) }
+
+// checkPayload bounds a payload's size by its kind.
+func checkPayload(reliable bool, n int) error {
+	switch {
+	case reliable && n > MaxReliablePayload:
+		return fmt.Errorf("reliable message of %d bytes (at most %d): %w", n, MaxReliablePayload, ErrTooLarge)
+	case !reliable && n > MaxUnreliablePayload:
+		return fmt.Errorf("unreliable message of %d bytes (at most %d): %w", n, MaxUnreliablePayload, ErrTooLarge)
+	}
+	return nil
+}
+
+// send sends m to the client without blocking on the network.
+func (sc *serverClient) send(reliable bool, m Message) error {
+	if err := checkPayload(reliable, len(m.Payload)); err != nil {
+		return err
+	}
+	if !reliable && sc.mode == ModeDatagram {
+		if err := sc.conn.SendDatagram(AppendMessage(nil, m)); err != nil {
+			var tl *quic.DatagramTooLargeError
+			if errors.As(err, &tl) {
+				return fmt.Errorf("%w: %w", ErrTooLarge, err)
+			}
+			return err
+		}
+		sc.msgsSent.Add(1)
+		return nil
+	}
+	sc.outMu.Lock()
+	defer sc.outMu.Unlock()
+	if sc.out == nil {
+		str, err := sc.conn.OpenUniStream()
+		if err != nil {
+			return fmt.Errorf("opening the message stream: %w", err)
+		}
+		sc.out = str
+	}
+	if err := sc.out.TryWriteAll(AppendMessageFrame(nil, m)); err != nil {
+		if errors.Is(err, quic.ErrWouldBlock) {
+			return fmt.Errorf("%w: %w", ErrBackpressure, err)
+		}
+		sc.out.CancelWrite(0)
+		sc.out = nil // the stream failed: the next message opens another
+		return err
+	}
+	sc.msgsSent.Add(1)
+	return nil
+}
+
+// receiveDatagram parses a message datagram and queues it for delivery.
+func (s *Server) receiveDatagram(sc *serverClient, b []byte, at time.Duration, d *dispatcher) {
+	m, err := ParseMessage(b)
+	if err != nil {
+		s.malformed.Add(1)
+		sc.log.Debug("netclock: dropped malformed message datagram", "len", len(b), "err", err)
+		return
+	}
+	m.Payload = bytes.Clone(m.Payload)
+	m.Received = at
+	s.msgsRecv.Add(1)
+	sc.msgsRecv.Add(1)
+	if !d.offer(m) {
+		s.msgsDropped.Add(1)
+	}
+}
+
+// deliver hands a message to the OnMessage handler, if any.
+func (s *Server) deliver(sc *serverClient, m Message) {
+	fn := s.onMessage.Load()
+	if fn == nil {
+		s.msgsDropped.Add(1)
+		return
+	}
+	(*fn)(sc.id, m)
+}
+
+// acceptStreams accepts the client's message streams and reads each on a
+// goroutine of wg, until the connection ends.
+func (s *Server) acceptStreams(sc *serverClient, wg *sync.WaitGroup) {
+	ctx := sc.conn.Context()
+	for {
+		str, err := sc.conn.AcceptUniStream(ctx)
+		if err != nil {
+			return
+		}
+		wg.Go(func() { s.readStream(ctx, sc, str) })
+	}
+}
+
+// readStream delivers the reliable messages of one stream, in order, until
+// it ends or breaks. A malformed frame is counted and stops the stream; the
+// connection, and its pings, go on.
+func (s *Server) readStream(ctx context.Context, sc *serverClient, str *quic.ReceiveStream) {
+	for {
+		m, err := readMessageFrame(str)
+		if err != nil {
+			if errors.Is(err, ErrMalformed) || errors.Is(err, ErrVersion) {
+				s.malformed.Add(1)
+				sc.log.Warn("netclock: malformed message frame; stream stopped", "err", err)
+				str.CancelRead(streamCodeMalformed)
+			}
+			return
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		m.Reliable, m.Received = true, s.Now()
+		s.msgsRecv.Add(1)
+		sc.msgsRecv.Add(1)
+		s.deliver(sc, m)
+	}
+}
