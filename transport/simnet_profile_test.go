@@ -1,0 +1,139 @@
+package transport
+
+import (
+	"context"
+	"net"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/quic-go/quic-go/testutils/simnet"
+
+	"github.com/netclock/netclock/bench/harness"
+	"github.com/netclock/netclock/netsim"
+	"github.com/netclock/netclock/provider"
+)
+
+// profileRouter delays, drops and duplicates every packet as a netsim
+// profile's links say: the uplink for the client's packets, the downlink
+// for the server's. In a synctest bubble its timers are virtual, so the real
+// QUIC stack runs behind the harness's own network model.
+type profileRouter struct {
+	simnet.PerfectRouter
+	client   net.Addr
+	start    time.Time
+	mu       sync.Mutex
+	up, down *netsim.Link
+	buf      []time.Duration
+}
+
+func (r *profileRouter) SendPacket(p simnet.Packet) error {
+	r.mu.Lock()
+	link := r.down
+	if p.From.String() == r.client.String() {
+		link = r.up
+	}
+	now := time.Since(r.start)
+	r.buf = link.SendAppend(r.buf[:0], now)
+	arrivals := slices.Clone(r.buf)
+	r.mu.Unlock()
+	for _, at := range arrivals {
+		pkt := p
+		pkt.Data = slices.Clone(p.Data)
+		time.AfterFunc(at-now, func() { _ = r.PerfectRouter.SendPacket(pkt) })
+	}
+	return nil
+}
+
+// TestSimnetProfilesMatchTheHarness runs the real transport in virtual time
+// behind the harness's profiles, with jitter and loss, and checks that the
+// estimate's true error is what the accuracy harness reports for netclock on
+// the same profile (within 2×, plus 0.2 ms for the QUIC packets the harness
+// does not model).
+func TestSimnetProfilesMatchTheHarness(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two simulated minutes per profile")
+	}
+	const run = 2 * time.Minute
+	const warmup = 10 * time.Second
+	for _, name := range []string{"broadband", "ue-bad"} {
+		t.Run(name, func(t *testing.T) {
+			prof, ok := netsim.ProfileByName(name)
+			if !ok {
+				t.Fatalf("no profile %q", name)
+			}
+			rep, err := harness.Run(harness.Options{Profile: prof, Duration: run, Warmup: warmup,
+				Systems: []harness.System{harness.Netclock()}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := rep.Results[0].SharedErrorMS.P99
+
+			var errs []float64
+			synctest.Test(t, func(t *testing.T) {
+				up, down, err := prof.NewLinks(1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				clientAddr := &net.UDPAddr{IP: net.ParseIP("10.0.0.1"), Port: 9001}
+				serverAddr := &net.UDPAddr{IP: net.ParseIP("10.0.0.2"), Port: 9002}
+				router := &profileRouter{client: clientAddr, start: time.Now(), up: up, down: down}
+				n := &simnet.Simnet{Router: router}
+				cconn := n.NewEndpoint(clientAddr, simnet.NodeBiDiLinkSettings{})
+				sconn := n.NewEndpoint(serverAddr, simnet.NodeBiDiLinkSettings{})
+				if err := n.Start(); err != nil {
+					t.Fatal(err)
+				}
+				cert, err := DevCertificate("netclock.test")
+				if err != nil {
+					t.Fatal(err)
+				}
+				srv, err := NewServer(sconn, ServerConfig{TLSConfig: cert.ServerTLS()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				serveErr := make(chan error, 1)
+				go func() { serveErr <- srv.Serve(context.Background()) }()
+
+				clock, err := netsim.NewWallClock(prof.Client) // virtual time in the bubble
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 2*run)
+				defer cancel()
+				c, err := DialConn(ctx, cconn, serverAddr, ClientConfig{TLSConfig: cert.ClientTLS(),
+					Provider: provider.ClientConfig{Clock: clock}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				begin := time.Now()
+				for time.Since(begin) < run {
+					time.Sleep(50 * time.Millisecond) // virtual: sample the error 20 times a second
+					if time.Since(begin) < warmup {
+						continue
+					}
+					if shared, ok := c.SharedTime(); ok {
+						errs = append(errs, float64(abs(shared-srv.Now()))/1e6)
+					}
+				}
+				c.Close()
+				srv.Close()
+				<-serveErr
+				cconn.Close()
+				sconn.Close()
+				n.Close()
+			})
+			if len(errs) < 1000 {
+				t.Fatalf("only %d error samples", len(errs))
+			}
+			slices.Sort(errs)
+			got := errs[len(errs)*99/100]
+			t.Logf("%s: transport p99 %.3f ms (p50 %.3f), harness p99 %.3f ms", name, got, errs[len(errs)/2], want)
+			if got > 2*want+0.2 {
+				t.Errorf("transport p99 %.3f ms, more than 2× the harness's %.3f ms (+0.2 ms)", got, want)
+			}
+		})
+	}
+}
