@@ -204,6 +204,7 @@ func (s *System) Stats() Stats {
 // cancels the subscription. After cancel returns, fn is not called again,
 // even for an event being fired. Both are safe to call from a callback; a
 // subscription made during an event starts with the next event.
+// It panics if fn is nil.
 func (s *System) OnNetworkTick(fn func(TickEvent)) (cancel func()) {
 	return subscribe(&s.mu, &s.tickSubs, fn)
 }
@@ -259,7 +260,8 @@ func (s *System) enter(op string) {
 
 // Advance advances time by dt of real time (a negative dt counts as zero)
 // and fires the events for what passed. It returns the number of tick events
-// fired. See System for the rules on calling it.
+// fired. See System for the rules on calling it. It panics if the provider changes
+// the tick rate of either time (a provider bug).
 func (s *System) Advance(dt time.Duration) int {
 	s.enter("Advance")
 	defer s.running.Store(false)
