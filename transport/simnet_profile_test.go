@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"context"
 	"net"
 	"slices"
 	"sync"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/netclock/netclock/bench/harness"
 	"github.com/netclock/netclock/netsim"
-	"github.com/netclock/netclock/provider"
 )
 
 // profileRouter delays, drops and duplicates every packet as a netsim
@@ -77,37 +75,14 @@ func TestSimnetProfilesMatchTheHarness(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				clientAddr := &net.UDPAddr{IP: net.ParseIP("10.0.0.1"), Port: 9001}
-				serverAddr := &net.UDPAddr{IP: net.ParseIP("10.0.0.2"), Port: 9002}
-				router := &profileRouter{client: clientAddr, start: time.Now(), up: up, down: down}
-				n := &simnet.Simnet{Router: router}
-				cconn := n.NewEndpoint(clientAddr, simnet.NodeBiDiLinkSettings{})
-				sconn := n.NewEndpoint(serverAddr, simnet.NodeBiDiLinkSettings{})
-				if err := n.Start(); err != nil {
-					t.Fatal(err)
-				}
-				cert, err := DevCertificate("netclock.test")
-				if err != nil {
-					t.Fatal(err)
-				}
-				srv, err := NewServer(sconn, ServerConfig{TLSConfig: cert.ServerTLS()})
-				if err != nil {
-					t.Fatal(err)
-				}
-				serveErr := make(chan error, 1)
-				go func() { serveErr <- srv.Serve(context.Background()) }()
-
+				router := &profileRouter{client: simClientAddr, start: time.Now(), up: up, down: down}
 				clock, err := netsim.NewWallClock(prof.Client) // virtual time in the bubble
 				if err != nil {
 					t.Fatal(err)
 				}
-				ctx, cancel := context.WithTimeout(context.Background(), 2*run)
-				defer cancel()
-				c, err := DialConn(ctx, cconn, serverAddr, ClientConfig{TLSConfig: cert.ClientTLS(),
-					Provider: provider.ClientConfig{Clock: clock}})
-				if err != nil {
-					t.Fatal(err)
-				}
+				// The router delays the packets; the nodes add nothing.
+				p := newSimPair(t, router, 0, 0, ServerConfig{}, clock)
+				c, srv := p.c, p.srv
 				begin := time.Now()
 				for time.Since(begin) < run {
 					time.Sleep(50 * time.Millisecond) // virtual: sample the error 20 times a second
@@ -118,12 +93,7 @@ func TestSimnetProfilesMatchTheHarness(t *testing.T) {
 						errs = append(errs, float64(abs(shared-srv.Now()))/1e6)
 					}
 				}
-				c.Close()
-				srv.Close()
-				<-serveErr
-				cconn.Close()
-				sconn.Close()
-				n.Close()
+				p.close(t)
 			})
 			if len(errs) < 1000 {
 				t.Fatalf("only %d error samples", len(errs))

@@ -23,39 +23,11 @@ import (
 func TestSimnetAsymmetricPath(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const up, down = 30 * time.Millisecond, 10 * time.Millisecond
-		n := &simnet.Simnet{Router: &simnet.PerfectRouter{}}
-		clientAddr := &net.UDPAddr{IP: net.ParseIP("10.0.0.1"), Port: 9001}
-		serverAddr := &net.UDPAddr{IP: net.ParseIP("10.0.0.2"), Port: 9002}
-		// A node's Latency delays the packets it receives.
-		cconn := n.NewEndpoint(clientAddr, simnet.NodeBiDiLinkSettings{Latency: down})
-		sconn := n.NewEndpoint(serverAddr, simnet.NodeBiDiLinkSettings{Latency: up})
-		if err := n.Start(); err != nil {
-			t.Fatal(err)
-		}
-
-		// Certificates are made inside the bubble: its clock starts in
-		// 2000, and TLS checks validity against it.
-		cert, err := DevCertificate("netclock.test")
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv, err := NewServer(sconn, ServerConfig{TLSConfig: cert.ServerTLS(), Start: 5 * time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
-		serveErr := make(chan error, 1)
-		go func() { serveErr <- srv.Serve(context.Background()) }()
-
 		// The client clock: an arbitrary, large offset from the server's.
 		epoch := time.Now()
 		clock := func() time.Duration { return time.Since(epoch) + 1000*time.Second }
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		c, err := DialConn(ctx, cconn, serverAddr, ClientConfig{TLSConfig: cert.ClientTLS(),
-			Provider: provider.ClientConfig{Clock: clock}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := newSimPair(t, &simnet.PerfectRouter{}, up, down, ServerConfig{Start: 5 * time.Second}, clock)
+		c, srv := p.c, p.srv
 		<-c.Synced()
 
 		check := func(when string) {
@@ -82,15 +54,7 @@ func TestSimnetAsymmetricPath(t *testing.T) {
 			t.Errorf("stats %+v", st)
 		}
 
-		// synctest.Test itself fails if any goroutine is left behind.
-		c.Close()
-		srv.Close()
-		if err := <-serveErr; !errors.Is(err, ErrServerClosed) {
-			t.Errorf("Serve = %v", err)
-		}
-		cconn.Close()
-		sconn.Close()
-		n.Close()
+		p.close(t)
 	})
 }
 
@@ -118,34 +82,10 @@ func (r *lossyRouter) SendPacket(p simnet.Packet) error {
 func TestSimnetLoss(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const delay = 15 * time.Millisecond
-		n := &simnet.Simnet{Router: &lossyRouter{rng: rand.New(rand.NewPCG(1, 2)), loss: 0.2}}
-		clientAddr := &net.UDPAddr{IP: net.ParseIP("10.0.0.1"), Port: 9001}
-		serverAddr := &net.UDPAddr{IP: net.ParseIP("10.0.0.2"), Port: 9002}
-		cconn := n.NewEndpoint(clientAddr, simnet.NodeBiDiLinkSettings{Latency: delay})
-		sconn := n.NewEndpoint(serverAddr, simnet.NodeBiDiLinkSettings{Latency: delay})
-		if err := n.Start(); err != nil {
-			t.Fatal(err)
-		}
-		cert, err := DevCertificate("netclock.test")
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv, err := NewServer(sconn, ServerConfig{TLSConfig: cert.ServerTLS()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		serveErr := make(chan error, 1)
-		go func() { serveErr <- srv.Serve(context.Background()) }()
-
 		epoch := time.Now()
 		clock := func() time.Duration { return time.Since(epoch) - 42*time.Second }
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		c, err := DialConn(ctx, cconn, serverAddr, ClientConfig{TLSConfig: cert.ClientTLS(),
-			Provider: provider.ClientConfig{Clock: clock}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := newSimPair(t, &lossyRouter{rng: rand.New(rand.NewPCG(1, 2)), loss: 0.2}, delay, delay, ServerConfig{}, clock)
+		c, srv := p.c, p.srv
 		start := time.Now()
 		<-c.Synced()
 		t.Logf("synced after %v", time.Since(start))
@@ -164,11 +104,68 @@ func TestSimnetLoss(t *testing.T) {
 		if errOff := c.Estimate().ServerTime(clock()) - srv.Now(); abs(errOff) > time.Millisecond {
 			t.Errorf("offset error %v on a symmetric lossy path", errOff)
 		}
-		c.Close()
-		srv.Close()
-		<-serveErr
-		cconn.Close()
-		sconn.Close()
-		n.Close()
+		p.close(t)
 	})
+}
+
+// Fixed addresses of the simulated peers.
+var (
+	simClientAddr = &net.UDPAddr{IP: net.ParseIP("10.0.0.1"), Port: 9001}
+	simServerAddr = &net.UDPAddr{IP: net.ParseIP("10.0.0.2"), Port: 9002}
+)
+
+// simPair is a server and a client over quic-go's simnet, for use inside a
+// synctest bubble (where time is virtual).
+type simPair struct {
+	net      *simnet.Simnet
+	cconn    *simnet.SimConn
+	sconn    *simnet.SimConn
+	srv      *Server
+	c        *Client
+	serveErr chan error
+}
+
+// newSimPair starts a server and dials a client through router. A node's
+// Latency delays the packets it receives, so up is set on the server's
+// node and down on the client's. Certificates are made here, inside the
+// bubble: its clock starts in 2000, and TLS checks validity against it.
+func newSimPair(t *testing.T, router simnet.Router, up, down time.Duration, scfg ServerConfig, clock func() time.Duration) *simPair {
+	t.Helper()
+	p := &simPair{net: &simnet.Simnet{Router: router}, serveErr: make(chan error, 1)}
+	p.cconn = p.net.NewEndpoint(simClientAddr, simnet.NodeBiDiLinkSettings{Latency: down})
+	p.sconn = p.net.NewEndpoint(simServerAddr, simnet.NodeBiDiLinkSettings{Latency: up})
+	if err := p.net.Start(); err != nil {
+		t.Fatal(err)
+	}
+	cert, err := DevCertificate("netclock.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scfg.TLSConfig = cert.ServerTLS()
+	if p.srv, err = NewServer(p.sconn, scfg); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.serveErr <- p.srv.Serve(context.Background()) }()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p.c, err = DialConn(ctx, p.cconn, simServerAddr, ClientConfig{TLSConfig: cert.ClientTLS(),
+		Provider: provider.ClientConfig{Clock: clock}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// close shuts everything down and reports how Serve ended; synctest.Test
+// itself fails if any goroutine is left behind.
+func (p *simPair) close(t *testing.T) {
+	t.Helper()
+	p.c.Close()
+	p.srv.Close()
+	if err := <-p.serveErr; !errors.Is(err, ErrServerClosed) {
+		t.Errorf("Serve = %v", err)
+	}
+	p.cconn.Close()
+	p.sconn.Close()
+	p.net.Close()
 }
