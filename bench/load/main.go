@@ -1,27 +1,45 @@
 // Command load measures netclock's QUIC transport under load on this
 // machine, against a bare quic-go datagram echo as the baseline.
 //
-//	go run ./bench/load -mode server -addr 127.0.0.1:4433 -cert-out /tmp/nc.pem -expect 100
-//	go run ./bench/load -mode echo-server -addr 127.0.0.1:4434 -cert-out /tmp/echo.pem -expect 100
-//	go run ./bench/load -mode clients -n 100 -addr 127.0.0.1:4433 -pin /tmp/nc.pem -duration 20s [-echo]
+//	go run ./bench/load -mode server -addr 127.0.0.1:4433 -cert-out /tmp/nc.pem -expect 100 -duration 20s
+//	go run ./bench/load -mode echo-server -addr 127.0.0.1:4434 -cert-out /tmp/echo.pem -expect 100 -duration 20s
+//	go run ./bench/load -mode clients -n 100 -addr 127.0.0.1:4433 -pin /tmp/nc.pem -duration 20s
+//	go run ./bench/load -mode clients -n 100 -addr 127.0.0.1:4434 -pin /tmp/echo.pem -duration 20s -echo
 //	go run ./bench/load -mode compare            # (a), (b) and (c) below, subprocesses, a table
-//	go run ./bench/load -mode compare -quick     # the same at small scale, in about a minute
+//	go run ./bench/load -mode compare -quick     # the same at small scale, in about half a minute
 //
-// Servers report (JSON on stdout) at the end of their measurement window:
-// it starts -warmup after -expect clients are connected (or SIGUSR1, or
-// -expect-timeout) and lasts -duration (0: until SIGINT/SIGTERM). Clients
-// dial, wait -warmup, measure -duration, report, stay -hold, close.
+// A server reports (JSON on stdout) at the end of its measurement window,
+// which starts -warmup after -expect clients are connected (or on SIGUSR1,
+// or after -expect-timeout) and lasts -duration (0: until SIGINT/SIGTERM,
+// which also ends it early). It reports pings answered (transport's
+// Server.Stats), its CPU time (getrusage) in the window and per ping, its
+// CPU use without clients (-idle: the tick loop), Go heap, stacks and RSS
+// without clients and with them (after a forced GC and scavenge) and so
+// per connection, refusals and failures, and with -residence the time
+// from a ping's UDP read to its pong's UDP write.
 //
-// compare runs, each in a fresh server and clients subprocess pair:
-// (a) one client: netclock's app-level RTT p50 vs the bare echo's, -reps
-// times; (b) -b-n clients: server CPU per ping exchange, netclock vs echo,
-// -reps times; (c) -c-n clients at 10 Hz: refusals, the server's ping
-// residence time (-residence), memory per connection.
+// Clients dial in a tight loop (-dial-concurrency at once), retrying
+// refusals and failures with jittered exponential backoff, wait -warmup,
+// measure for -duration, report, stay connected -hold, and close. The
+// RTT is T4−T1 of every pong in the window: for netclock clients read off
+// the client clock transport stamps T1 and T4 with (see clockHook), for
+// echo clients carried in the echoed datagram.
+//
+// compare re-executes this binary: for each run a server subprocess and a
+// clients subprocess (told to start the window by SIGUSR1 when the clients
+// are dialed). (a) one client: netclock's app-level RTT p50 vs the bare
+// echo's, -reps times; (b) -b-n clients: server CPU per ping exchange,
+// netclock vs echo, -reps times; (c) -c-n clients (a list sweeps) at the
+// ping rate, -c-reps times (-c-echo: the echo server too): refusals, the
+// server's receive-to-send residence (-c-residence), memory per
+// connection. netclock and echo runs alternate, so drifts in the load of
+// the machine hit both alike. -json-out keeps every report.
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -31,6 +49,9 @@ import (
 	"syscall"
 	"time"
 )
+
+// errPrinted marks errors the flag package has printed already.
+var errPrinted = errors.New("usage")
 
 type flags struct {
 	mode, addr, certOut, pin string
@@ -93,7 +114,10 @@ func parseFlags(args []string) (*flags, error) {
 	fs.BoolVar(&c.quick, "quick", false, "compare: small scale (reps 1, 3 s windows, b-n 10, c-n 50)")
 	fs.BoolVar(&c.verbose, "v", false, "compare: pass the subprocesses' stderr through")
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %w", errPrinted, err)
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
@@ -127,7 +151,13 @@ func parseFlags(args []string) (*flags, error) {
 
 func main() {
 	f, err := parseFlags(os.Args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
 	if err != nil {
+		if !errors.Is(err, errPrinted) {
+			logf("%v", err)
+		}
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
