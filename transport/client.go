@@ -379,10 +379,9 @@ func peerError(err error) error {
 func (c *Client) serveLink(l *link) {
 	var wg sync.WaitGroup
 	ctx := l.conn.Context()
-	d := newDispatcher(c.deliver)
+	d := newDispatcher(ctx, &wg, c.deliver)
 	wg.Go(func() { c.sendLoop(l) })
 	wg.Go(func() { c.receiveLoop(l, d) })
-	wg.Go(func() { d.run(ctx) })
 	wg.Go(func() { c.acceptStreams(l, &wg) })
 	wg.Wait()
 	qs := l.conn.ConnectionStats()

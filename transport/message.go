@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/netclock/netclock/nettime"
@@ -33,18 +34,30 @@ type Message struct {
 const unreliableQueueLen = 256
 
 // dispatcher hands unreliable messages to a handler on a goroutine of its
-// own, so that a slow handler never delays the ping path's timestamps.
+// own, so a slow handler never delays the receive loop (and its ping
+// stamps). The queue and the goroutine start with the first message: most
+// connections carry pings only, and an idle one should cost no more.
 type dispatcher struct {
-	ch      chan Message
+	ctx     context.Context
+	wg      *sync.WaitGroup
 	deliver func(Message)
+	ch      chan Message // nil until the first message
 }
 
-func newDispatcher(deliver func(Message)) *dispatcher {
-	return &dispatcher{ch: make(chan Message, unreliableQueueLen), deliver: deliver}
+// newDispatcher returns a dispatcher whose goroutine, once started, joins
+// wg and ends with ctx.
+func newDispatcher(ctx context.Context, wg *sync.WaitGroup, deliver func(Message)) *dispatcher {
+	return &dispatcher{ctx: ctx, wg: wg, deliver: deliver}
 }
 
-// offer queues m without blocking; false if the queue is full.
+// offer queues m without blocking; false if the queue is full. It is
+// called from one goroutine only (the connection's receive loop), which is
+// itself counted in wg, so starting the goroutine here is safe.
 func (d *dispatcher) offer(m Message) bool {
+	if d.ch == nil {
+		d.ch = make(chan Message, unreliableQueueLen)
+		d.wg.Go(d.run)
+	}
 	select {
 	case d.ch <- m:
 		return true
@@ -53,12 +66,12 @@ func (d *dispatcher) offer(m Message) bool {
 	}
 }
 
-// run delivers queued messages until ctx ends; what is still queued then
-// is dropped.
-func (d *dispatcher) run(ctx context.Context) {
+// run delivers queued messages until the context ends; what is still
+// queued then is dropped.
+func (d *dispatcher) run() {
 	for {
 		select {
-		case <-ctx.Done():
+		case <-d.ctx.Done():
 			return
 		case m := <-d.ch:
 			d.deliver(m)

@@ -374,8 +374,7 @@ func (s *Server) handle(ctx context.Context, conn *quic.Conn) {
 	sc.log.Info("netclock: client connected", "mode", sc.mode.String())
 
 	var wg sync.WaitGroup
-	d := newDispatcher(func(m Message) { s.deliver(sc, m) })
-	wg.Go(func() { d.run(conn.Context()) })
+	d := newDispatcher(conn.Context(), &wg, func(m Message) { s.deliver(sc, m) })
 	wg.Go(func() { s.acceptStreams(sc, &wg) })
 	var err error
 	if sc.mode == ModeDatagram {
