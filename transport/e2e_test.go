@@ -322,25 +322,9 @@ func TestMalformedDatagrams(t *testing.T) {
 	}
 	await(t, good.Synced(), 5*time.Second, "sync")
 
-	tlsConf := testCert(t).ClientTLS()
-	tlsConf.NextProtos = []string{ALPN}
+	raw := rawClient(t, srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	raw, err := quic.DialAddr(ctx, srv.Addr().String(), tlsConf, &quic.Config{EnableDatagrams: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.CloseWithError(0, "")
-	str, err := raw.OpenStreamSync(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := str.Write(AppendClientHello(nil, ClientHello{})); err != nil {
-		t.Fatal(err)
-	}
-	if h, err := readServerHello(str); err != nil || h.Status != StatusOK {
-		t.Fatalf("server hello %+v, %v", h, err)
-	}
 
 	ping := AppendPing(nil, Ping{Seq: 1, ClientSend: 5})
 	garbage := [][]byte{
