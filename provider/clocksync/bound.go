@@ -42,6 +42,7 @@ func (e *Estimator) statBound() int64 {
 		return -1
 	}
 	mu, mw := e.spacing(e.ud), e.spacing(e.wd)
+	e.spU, e.spW = max(0, mu), max(0, mw)
 	b := 2.65 * float64(mu+mw)
 	rse := e.rSE
 	if !e.fitted {

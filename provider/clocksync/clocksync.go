@@ -127,6 +127,12 @@ const (
 	// EventClockShift: the floors moved equally and oppositely over
 	// seconds: a clock slewed; the offset followed it.
 	EventClockShift
+	// EventStall: the sample's round trip was far above the floor (a
+	// paused peer, a burst of queued pings); it was set aside.
+	EventStall
+	// EventRestart: no sample for as long as the window; the estimator
+	// started afresh, keeping the drift and the path asymmetry.
+	EventRestart
 )
 
 func (e Event) String() string {
@@ -139,6 +145,10 @@ func (e Event) String() string {
 		return "path-change"
 	case EventClockShift:
 		return "clock-shift"
+	case EventStall:
+		return "stall"
+	case EventRestart:
+		return "restart"
 	}
 	return fmt.Sprintf("Event(%d)", int(e))
 }
@@ -149,8 +159,10 @@ type Stats struct {
 	Rejected    int64 // samples Observe rejected
 	Duplicates  int64 // samples ignored as exact repeats
 	Jumps       int64 // clock jumps detected
-	PathChanges int64 // path changes detected
+	PathChanges int64 // path changes detected, less those a clock shift found later explained
 	ClockShifts int64 // slow clock moves (slews) detected
+	Stalled     int64 // samples set aside as stalled (a round trip far above the floor)
+	Restarts    int64 // fresh starts after a gap as long as the window
 }
 
 // Estimator turns samples into an Estimate. It is not safe for concurrent
@@ -184,13 +196,36 @@ type Estimator struct {
 
 	belowU, belowW int // consecutive samples below the floor
 	aboveU, aboveW int // consecutive samples above it by more than the tolerance
-	riseAtU        int64
-	riseAtW        int64
-	sinceFit       int
+	// The drift history was moved onto the risen floor in this run.
+	shiftedU, shiftedW bool
+	riseAtU            int64
+	riseAtW            int64
+	sinceFit           int
 
 	est   provider.Estimate
 	stats Stats
 	last  Event
+
+	// The path tracker (path.go).
+	ref        pathRef
+	refSet     bool
+	acquiring  int   // samples left to converge freely on
+	asymErr    int64 // bound on asym's error from inferred path changes
+	known      [numKnown]pathRef
+	knownN     int
+	pathLog    [numPathLog]pathEvent
+	pathLogN   int
+	episode    pathRef // the stable state before the current run of path changes
+	lastPathAt int64
+	spU, spW   int64 // spacing of the lowest samples at the last bound
+
+	// The stall gate: samples far above the round-trip floor.
+	rttFloor   int64
+	gatedRun   int
+	gatedSince int64
+
+	segU, segW int // the current path segment of each direction
+	driftHold  int // bins to wait before the drift is refitted
 
 	// The drift tracker: the minimum u and w of each BinDuration of client
 	// time, for the last len(bins) bins, oldest at binHead.
@@ -211,6 +246,9 @@ type bin struct {
 	tu, tw     int64
 	minU, minW int64
 	n          int
+	// The path segment of each direction: a one-way step starts a new
+	// one, and the drift fit gives each its own intercept.
+	segU, segW int
 }
 
 const (
@@ -276,9 +314,26 @@ func (e *Estimator) Observe(s provider.Sample) error {
 	tc := int64(s.ClientSend) + int64(s.ClientReceive-s.ClientSend)/2
 	u := int64(s.ServerReceive - s.ClientSend)
 	w := int64(s.ClientReceive - s.ServerSend)
+	if e.n > 0 && tc-e.t[e.at(e.n-1)] >= int64(e.cfg.Window) {
+		// Silent for a whole window: whatever happened to the clocks
+		// meanwhile (a step hidden by the outage) cannot be told from the
+		// samples, so start afresh. The drift and the asymmetry stay.
+		e.startAfresh()
+		e.stats.Restarts++
+		e.last = EventRestart
+	} else if e.gate(tc, u+w) {
+		e.stats.Stalled++
+		e.last = EventStall
+		return nil
+	} else {
+		e.last = EventNone
+	}
 	if e.n == 0 {
 		e.t0 = tc
 		e.olderDirty = true
+		if !e.refSet {
+			e.acquiring = acquireSamples
+		}
 	}
 	e.expire(tc)
 	if e.n == e.cfg.MaxSamples {
@@ -289,22 +344,67 @@ func (e *Estimator) Observe(s provider.Sample) error {
 	e.ud[i] = u - e.trend(tc)
 	e.wd[i] = w + e.trend(tc)
 	e.n++
+	e.acquiring = max(0, e.acquiring-1)
 
-	e.last = e.detectSteps()
+	if ev := e.detectSteps(); ev != EventNone {
+		e.last = ev
+	}
 	binDone := e.addToBin(tc, u, w)
 	e.sinceFit++
 	if e.sinceFit >= fitEvery(e.n) || binDone || e.last != EventNone {
 		e.fit(tc, binDone || e.last != EventNone)
 		e.sinceFit = 0
 	}
-	e.update()
+	e.update(tc)
 	return nil
 }
 
-// update recomputes the Estimate after a sample. Samples in an unconfirmed
-// run below a floor are held out: until classified they may be a clock
-// jump, which must not drag one floor alone.
-func (e *Estimator) update() {
+// Stall gate parameters: a sample whose round trip is more than
+// max(gateMin, gateJitters × the jitter) above the floor is set aside,
+// unless such samples go on for gateRun samples and gateHold: then the path
+// itself is slower and they count.
+const (
+	gateMin     = int64(50 * time.Millisecond)
+	gateJitters = 8
+	gateRun     = 16
+	gateHold    = int64(3 * time.Second)
+)
+
+// gate reports whether a sample with round trip rtt at client time t is to
+// be set aside as stalled. A paused server answers the pings queued during
+// the pause all at once: their round trips say nothing about the clocks,
+// and their delays must not reach the floors, the drift bins or the lead.
+func (e *Estimator) gate(t, rtt int64) bool {
+	if e.n < 16 || !e.est.Valid {
+		return false
+	}
+	if rtt <= e.rttFloor+max(gateMin, gateJitters*int64(e.est.Jitter)) {
+		e.gatedRun = 0
+		return false
+	}
+	if e.gatedRun == 0 {
+		e.gatedSince = t
+	}
+	e.gatedRun++
+	return e.gatedRun < gateRun || t-e.gatedSince < gateHold
+}
+
+// startAfresh forgets the samples and the drift history but keeps the
+// drift, the path states and the asymmetry.
+func (e *Estimator) startAfresh() {
+	e.head, e.n = 0, 0
+	e.olderN, e.olderDirty = 0, true
+	e.belowU, e.belowW, e.aboveU, e.aboveW = 0, 0, 0, 0
+	e.bound = -1
+	e.binN, e.binsDone, e.cur = 0, 0, bin{}
+	e.gatedRun = 0
+	e.acquiring = acquireSamples
+}
+
+// update recomputes the Estimate after a sample at client time now.
+// Samples in an unconfirmed run below a floor are held out: until
+// classified they may be a clock jump, which must not drag one floor alone.
+func (e *Estimator) update(now int64) {
 	use := e.n - max(e.belowU, e.belowW)
 	if use < 1 {
 		use = e.n
@@ -318,29 +418,61 @@ func (e *Estimator) update() {
 	all := used.merge(e.scan(use, e.n))
 	fu, fw := used.minU, used.minW
 	meanU, meanW := e.meanExcessOf(all, fu, fw)
+	tolU, tolW := e.floorTolerance()
+	if ev := e.trackPath(used, tolU, tolW, now); ev != EventNone && e.last == EventNone {
+		e.last = ev
+	}
 	// A can't be more than the round trip: clamping keeps the estimate in
 	// the interval every sample allows.
 	rttFloor := max(0, fu+fw)
+	e.rttFloor = rttFloor
 	asym := max(-rttFloor, min(rttFloor, e.asym))
 	theta := (fu - fw - asym) / 2
 	upFloor := (rttFloor + asym) / 2
 	downFloor := rttFloor - upFloor
-	hard := (rttFloor + abs64(asym)) / 2
+	// The hard bound holds whatever the jitter, if the drift is right.
+	tilt := e.driftTilt()
+	hard := (rttFloor+abs64(asym))/2 + tilt
 	bound := hard
 	if e.bound >= 0 {
-		bound = min(hard, e.bound)
+		bound = min(hard, e.bound+e.asymErr/2)
 	}
+	// Never claim less than what the drift's and A's errors allow.
+	bound = max(bound, tilt+e.asymErr/2+int64(20*time.Microsecond))
 	e.est = provider.Estimate{
-		Valid:      true,
-		At:         time.Duration(e.t0),
-		Offset:     time.Duration(theta),
-		DriftPPM:   e.r * 1e6,
-		Uplink:     time.Duration(upFloor + meanU),
-		Downlink:   time.Duration(downFloor + meanW),
-		Jitter:     time.Duration(meanU + meanW),
-		ErrorBound: time.Duration(bound),
+		Valid:          true,
+		At:             time.Duration(now),
+		Offset:         time.Duration(theta + e.trend(now)),
+		DriftPPM:       e.r * 1e6,
+		Uplink:         time.Duration(upFloor + meanU),
+		Downlink:       time.Duration(downFloor + meanW),
+		Jitter:         time.Duration(meanU + meanW),
+		ErrorBound:     time.Duration(bound),
+		ErrorGrowthPPM: 3*e.driftSE()*1e6 + 1,
 	}
 }
+
+// driftTilt bounds how far the drift's error tilts the detrended floors
+// over the window: three standard errors over half its span.
+func (e *Estimator) driftTilt() int64 {
+	if e.n < 2 {
+		return 0
+	}
+	return int64(3 * e.driftSE() * float64(e.t[e.at(e.n-1)]-e.t[e.head]) / 2)
+}
+
+// floorTolerance is how far a floor may move without being a change: a few
+// spacings of the lowest samples (the floor's own uncertainty) and what the
+// drift's error tilts it by, never under tolMin.
+func (e *Estimator) floorTolerance() (tolU, tolW int64) {
+	base := tolMin + 2*e.driftTilt()
+	return max(base, tolSpacings*e.spU), max(base, tolSpacings*e.spW)
+}
+
+const (
+	tolMin      = int64(100 * time.Microsecond)
+	tolSpacings = 8
+)
 
 func abs64(x int64) int64 {
 	if x < 0 {

@@ -20,10 +20,11 @@ func (e *Estimator) addToBin(t, u, w int64) bool {
 		e.bins[(e.binHead+e.binN)%numBins] = e.cur
 		e.binN++
 		e.binsDone++
+		e.driftHold = max(0, e.driftHold-1)
 		e.cur = bin{}
 	}
 	if e.cur.n == 0 {
-		e.cur = bin{start: t, tu: t, tw: t, minU: u, minW: w}
+		e.cur = bin{start: t, tu: t, tw: t, minU: u, minW: w, segU: e.segU, segW: e.segW}
 	}
 	if u < e.cur.minU {
 		e.cur.minU, e.cur.tu = u, t
@@ -41,13 +42,16 @@ func (e *Estimator) fit(now int64, drift bool) {
 	// The drift changes slowly: refit on every new bin while the history
 	// is short, on every fourth after.
 	changed := false
-	if drift && (e.binsDone < 16 || e.binsDone%4 == 0 || e.last != EventNone) {
+	if drift && e.driftHold == 0 && (e.binsDone < 16 || e.binsDone%4 == 0 || e.last != EventNone) {
 		if r, se, ok := e.regressBins(0); ok {
 			// Shrink toward zero by the prior on clock drift: a slope
 			// fitted to a few noisy bins must not steer the clock.
 			k := driftPrior * driftPrior / (driftPrior*driftPrior + se*se)
 			r, se = r*k, math.Sqrt(k)*se
 			changed = r != e.r
+			if debugShift != nil {
+				debugShift(now, int64(r*1e9), int64(e.driftHold))
+			}
 			e.r, e.rSE, e.fitted = r, se, true
 		}
 	}
@@ -81,32 +85,27 @@ func (e *Estimator) regressBins(from int) (r, se float64, ok bool) {
 	if e.binN-from < 4 {
 		return 0, 0, false
 	}
-	// Centre each direction's points on its own means, then one
-	// regression through the origin gives the pooled slope.
+	// Centre each direction's points, per path segment, on their own
+	// means, then one regression through the origin gives the pooled
+	// slope: a one-way step between segments moves no slope.
 	load := func(keep func(x, y, fitted float64) bool, slope float64) {
 		e.xs, e.ys, e.ws = e.xs[:0], e.ys[:0], e.ws[:0]
 		for dir := range 2 {
 			start := len(e.xs)
-			var mx, my float64
+			seg := -1
 			for k := from; k < e.binN; k++ {
 				bn := e.bins[(e.binHead+k)%numBins]
-				x, y := float64(bn.tu-e.t0)/1e9, float64(bn.minU)/1e9
+				x, y, sg := float64(bn.tu-e.t0)/1e9, float64(bn.minU)/1e9, bn.segU
 				if dir == 1 {
-					x, y = float64(bn.tw-e.t0)/1e9, -float64(bn.minW)/1e9
+					x, y, sg = float64(bn.tw-e.t0)/1e9, -float64(bn.minW)/1e9, bn.segW
+				}
+				if sg != seg {
+					centre(e.xs[start:], e.ys[start:])
+					start, seg = len(e.xs), sg
 				}
 				e.xs, e.ys = append(e.xs, x), append(e.ys, y)
 			}
-			pts := e.xs[start:]
-			for j := range pts {
-				mx += pts[j]
-				my += e.ys[start+j]
-			}
-			mx /= float64(len(pts))
-			my /= float64(len(pts))
-			for j := range pts {
-				e.xs[start+j] -= mx
-				e.ys[start+j] -= my
-			}
+			centre(e.xs[start:], e.ys[start:])
 		}
 		for j := range e.xs {
 			w := 1.0
@@ -161,6 +160,24 @@ func (e *Estimator) regressBins(from int) (r, se float64, ok bool) {
 	load(func(x, y, fitted float64) bool { return y-fitted <= med }, beta)
 	_, beta = stat.LinearRegression(e.xs, e.ys, e.ws, true)
 	return beta, se, true
+}
+
+// centre subtracts their means from xs and ys.
+func centre(xs, ys []float64) {
+	if len(xs) == 0 {
+		return
+	}
+	var mx, my float64
+	for j := range xs {
+		mx += xs[j]
+		my += ys[j]
+	}
+	mx /= float64(len(xs))
+	my /= float64(len(xs))
+	for j := range xs {
+		xs[j] -= mx
+		ys[j] -= my
+	}
 }
 
 // medianOf returns the median of v, reordering it.

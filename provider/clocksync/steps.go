@@ -19,7 +19,8 @@ func (e *Estimator) tolerances(older scanned) (dropU, dropW, riseU, riseW int64)
 	return max(floor, meanU/4), max(floor, meanW/4), max(floor, 2*meanU), max(floor, 2*meanW)
 }
 
-// detectSteps looks for a floor that moved, and rebases or restarts.
+// detectSteps looks for a clock that stepped (a floor that drops while the
+// other rises) or slewed (floors that move apart over seconds).
 func (e *Estimator) detectSteps() Event {
 	jc, rc := e.cfg.JumpConfirm, e.cfg.RiseConfirm
 	if e.n < 2*rc+jc { // too few samples to tell a step from the floor settling
@@ -58,134 +59,168 @@ func (e *Estimator) detectSteps() Event {
 	}
 
 	dropped := e.belowU >= jc || e.belowW >= jc
-	if !dropped && !risen(e.aboveU) && !risen(e.aboveW) {
+	if e.aboveU == 0 {
+		e.shiftedU = false
+	}
+	if e.aboveW == 0 {
+		e.shiftedW = false
+	}
+	// A rise is looked at when it is first confirmed and then every
+	// riseHold while it lasts (a slew can take that long to show in the
+	// other floor).
+	look := func(n int) bool { return risen(n) && (n-rc)%(rc*5) == 0 }
+	if !dropped && !look(e.aboveU) && !look(e.aboveW) {
 		return EventNone
 	}
-	spanU, spanW := e.aboveU, e.aboveW
 	if dropped {
-		spanU, spanW = e.belowU, e.belowW
 		// A clock jump moves the two floors by the same amount in
 		// opposite directions: one side drops below its floor (which
 		// queueing can't explain) and the other rises by about as much,
 		// over the same samples. When in doubt it is a jump: restarting
 		// the window only costs precision for a while, while holding the
 		// offset across a real jump would keep its error.
+		spanU, spanW := e.belowU, e.belowW
 		span := min(max(spanU, spanW), e.n-1)
-		a, b := e.change(span)
+		// The run's first sample may straddle the step (a ping in flight
+		// when the clock stepped back carries the old uplink delta and the
+		// new downlink one): it must not veto the jump.
+		skip := 0
+		if span > 1 {
+			skip = 1
+		}
+		a, b := e.changeSkipping(span, skip)
 		meanU, meanW := riseU/2, riseW/2
 		isJump := (a < -dropU && b > dropW) || (b < -dropW && a > dropU)
+		e.belowU, e.belowW, e.aboveU, e.aboveW = 0, 0, 0, 0
 		if ma, mb := abs64(a), abs64(b); isJump && abs64(ma-mb) <= max(meanU+meanW, max(ma, mb)/4) {
-			e.belowU, e.belowW, e.aboveU, e.aboveW = 0, 0, 0, 0
 			e.olderDirty = true
-			e.restart(span)
+			e.restart(span - skip)
+			e.acquiring = acquireSamples
 			e.stats.Jumps++
 			return EventClockJump
 		}
-		if e.belowU < jc {
-			spanU = 0
+		// A floor that dropped by itself: the path tracker sees it now
+		// that the run is no longer held out; the drift history moves
+		// onto the new floor.
+		var du, dw int64
+		if spanU >= jc {
+			du, _ = e.changeSkipping(min(spanU, e.n-1), 0)
 		}
-		if e.belowW < jc {
-			spanW = 0
+		if spanW >= jc {
+			_, dw = e.changeSkipping(min(spanW, e.n-1), 0)
 		}
-	} else {
-		// Measure both floors over the span of the rise: a clock that
-		// slews (NTP runs CLOCK_MONOTONIC up to 500 ppm fast or slow)
-		// lowers one floor as fast as it lifts the other, and the falling
-		// one is absorbed sample by sample without any event. Equal and
-		// opposite moves are the clock: shift both and keep A.
-		span := min(max(spanU, spanW), e.n-1)
-		a, b := e.change(span)
-		meanU, meanW := riseU/2, riseW/2
-		noiseU := max(int64(200*time.Microsecond), 6*meanU/int64(span))
-		noiseW := max(int64(200*time.Microsecond), 6*meanW/int64(span))
-		if (a < 0) != (b < 0) && abs64(a) > noiseU && abs64(b) > noiseW &&
-			abs64(a+b) <= max(noiseU+noiseW, max(abs64(a), abs64(b))/2) {
-			// The rate changed: the window and the drift history keep
-			// only what followed the shift, and the drift is refitted on
-			// every new bin until the history fills again.
-			e.belowU, e.belowW, e.aboveU, e.aboveW = 0, 0, 0, 0
-			e.head = e.at(e.n - span)
-			e.n = span
-			e.olderN, e.olderDirty = 0, true
-			since := e.t[e.head]
-			for e.binN > 0 && e.bins[e.binHead].start < since {
-				e.binHead = (e.binHead + 1) % numBins
-				e.binN--
-			}
-			e.binsDone = e.binN
-			e.stats.ClockShifts++
-			return EventClockShift
-		}
-		if !risen(e.aboveU) {
-			spanU = 0
-		}
-		if !risen(e.aboveW) {
-			spanW = 0
-		}
-	}
-	// A path change: each direction that moved is rebased from before its
-	// own step onto its new floor, and A absorbs the difference, so the
-	// offset holds.
-	var a, b int64
-	if spanU > 0 {
-		spanU = min(spanU, e.n-1)
-		a, _ = e.change(spanU)
-	}
-	if spanW > 0 {
-		spanW = min(spanW, e.n-1)
-		_, b = e.change(spanW)
-	}
-	// Only a change beyond the step tolerances is a step.
-	if abs64(a) <= dropU {
-		a, spanU = 0, 0
-	}
-	if abs64(b) <= dropW {
-		b, spanW = 0, 0
-	}
-	if a == 0 && b == 0 {
-		e.belowU, e.belowW, e.aboveU, e.aboveW = 0, 0, 0, 0
+		e.shiftBins(e.t[e.at(e.n-span)], du, dw)
 		return EventNone
 	}
-	e.belowU, e.belowW, e.aboveU, e.aboveW = 0, 0, 0, 0
-	e.olderDirty = true
-	e.rebase(spanU, a, spanW, b)
-	e.asym += a - b
-	e.stats.PathChanges++
-	return EventPathChange
+	// Measure both floors over the span of the rise: a clock that slews
+	// (NTP runs CLOCK_MONOTONIC up to 500 ppm fast or slow) lowers one
+	// floor as fast as it lifts the other, and the falling one is absorbed
+	// sample by sample. Equal and opposite moves are the clock.
+	spanU, spanW := e.aboveU, e.aboveW
+	span := min(max(spanU, spanW), e.n-1)
+	a, b := e.change(span)
+	meanU, meanW := riseU/2, riseW/2
+	noiseU := max(int64(200*time.Microsecond), 6*meanU/int64(span))
+	noiseW := max(int64(200*time.Microsecond), 6*meanW/int64(span))
+	if (a < 0) != (b < 0) && abs64(a) > noiseU && abs64(b) > noiseW &&
+		abs64(a+b) <= max(noiseU+noiseW, max(abs64(a), abs64(b))/2) {
+		// The rate changed: the window and the drift history keep only
+		// what followed the shift, the drift is refitted on every new bin
+		// until the history fills again, and the path changes the moving
+		// floors were taken for are undone.
+		e.belowU, e.belowW, e.aboveU, e.aboveW = 0, 0, 0, 0
+		e.head = e.at(e.n - span)
+		e.n = span
+		e.olderN, e.olderDirty = 0, true
+		since := e.t[e.head]
+		for e.binN > 0 && e.bins[e.binHead].start < since {
+			e.binHead = (e.binHead + 1) % numBins
+			e.binN--
+		}
+		e.binsDone = e.binN
+		e.undoPathChangesSince(since)
+		// The floors now come from what followed the shift alone: take
+		// them as the reference afresh.
+		e.acquiring = acquireSamples
+		e.stats.ClockShifts++
+		return EventClockShift
+	}
+	// A floor that rose by itself: a queue or a longer path. The window
+	// still holds the old floor, which is right for the offset; the path
+	// tracker takes the change when the old samples leave. The drift
+	// history is moved onto the new floor at once, or the step would read
+	// as a slope.
+	// Once per rise: the run goes on until the old floor leaves the window.
+	// A rise of both floors (a longer route both ways) is taken in one
+	// go, so the drift is never fitted to one side moved and the other not.
+	var du, dw int64
+	upNow := risen(spanU) && !e.shiftedU
+	downNow := risen(spanW) && !e.shiftedW
+	if upNow && !e.shiftedW && spanW >= rc/2 {
+		downNow = true
+	}
+	if downNow && !e.shiftedU && spanU >= rc/2 {
+		upNow = true
+	}
+	if upNow {
+		du, _ = e.change(min(max(spanU, 1), e.n-1))
+		e.shiftedU = true
+	}
+	if downNow {
+		_, dw = e.change(min(max(spanW, 1), e.n-1))
+		e.shiftedW = true
+	}
+	e.shiftBins(e.t[e.at(e.n-max(spanU, spanW))], du, dw)
+	return EventNone
 }
 
-// rebase moves the samples before the newest spanU onto the uplink's new
-// floor (by a), and those before the newest spanW onto the downlink's (by
-// b), with the drift history from before the earlier of the two steps; what
-// straddles or follows it is dropped.
-func (e *Estimator) rebase(spanU int, a int64, spanW int, b int64) {
-	stepAt := e.t[e.at(e.n-1)]
-	if a != 0 {
-		stepAt = min(stepAt, e.t[e.at(e.n-spanU)])
+// shiftBins starts a new path segment in each direction that stepped
+// (du, dw nonzero) from client time stepAt on: the drift fit gives each
+// segment its own intercept, so the step, whatever its exact size, reads
+// as no slope.
+func (e *Estimator) shiftBins(stepAt, du, dw int64) {
+	if debugShift != nil {
+		debugShift(stepAt, du, dw)
 	}
-	if b != 0 {
-		stepAt = min(stepAt, e.t[e.at(e.n-spanW)])
+	if du == 0 && dw == 0 {
+		return
 	}
-	for k := 0; k < e.n-spanU; k++ {
-		i := e.at(k)
-		e.u[i] += a
-		e.ud[i] += a
+	// Until the new segment has a few bins of its own, the step's edge
+	// (bins from before it was confirmed) would tilt the fit.
+	e.driftHold = 4
+	if du != 0 {
+		e.segU++
 	}
-	for k := 0; k < e.n-spanW; k++ {
-		i := e.at(k)
-		e.w[i] += b
-		e.wd[i] += b
+	if dw != 0 {
+		e.segW++
 	}
 	for k := 0; k < e.binN; k++ {
 		bn := &e.bins[(e.binHead+k)%numBins]
 		if bn.start+binDuration > stepAt {
-			e.binN = k
-			break
+			if du != 0 {
+				bn.segU = e.segU
+			}
+			if dw != 0 {
+				bn.segW = e.segW
+			}
 		}
-		bn.minU += a
-		bn.minW += b
 	}
-	e.cur = bin{}
+	if du != 0 {
+		e.cur.segU = e.segU
+	}
+	if dw != 0 {
+		e.cur.segW = e.segW
+	}
+}
+
+var debugShift func(a, b, c int64)
+
+// changeSkipping is change over the newest span samples, leaving out the
+// first skip of them.
+func (e *Estimator) changeSkipping(span, skip int) (a, b int64) {
+	ru, rw := e.minDetrended(e.n-span+skip, e.n)
+	fu, fw := e.minDetrended(0, e.n-span)
+	return ru - fu, rw - fw
 }
 
 // change returns how far each floor moved: the minimum of the newest span

@@ -50,8 +50,12 @@ func (e *Estimator) olderSummary() scanned {
 	for ; e.olderN < want; e.olderN++ {
 		i := e.at(e.olderN)
 		u, w := e.ud[i], e.wd[i]
-		e.older.minU = min(e.older.minU, u)
-		e.older.minW = min(e.older.minW, w)
+		if u < e.older.minU {
+			e.older.minU, e.older.tu = u, e.t[i]
+		}
+		if w < e.older.minW {
+			e.older.minW, e.older.tw = w, e.t[i]
+		}
 		e.older.sumU += u - e.refU
 		e.older.sumW += w - e.refW
 		e.older.n++
@@ -70,6 +74,7 @@ func (e *Estimator) minDetrended(from, to int) (mu, mw int64) {
 // which keeps the sums far from overflow).
 type scanned struct {
 	minU, minW int64
+	tu, tw     int64 // when the floors were seen
 	sumU, sumW int64
 	n          int64
 }
@@ -81,10 +86,15 @@ func (e *Estimator) scan(from, to int) scanned {
 	for _, seg := range e.segments(from, to) {
 		us, ws := e.ud[seg[0]:seg[1]], e.wd[seg[0]:seg[1]]
 		ws = ws[:len(us)]
+		ts := e.t[seg[0]:seg[1]]
 		for j, u := range us {
 			w := ws[j]
-			s.minU = min(s.minU, u)
-			s.minW = min(s.minW, w)
+			if u < s.minU {
+				s.minU, s.tu = u, ts[j]
+			}
+			if w < s.minW {
+				s.minW, s.tw = w, ts[j]
+			}
 			s.sumU += u - ru
 			s.sumW += w - rw
 		}
@@ -107,8 +117,15 @@ func (e *Estimator) segments(from, to int) [2][2]int {
 
 // merge combines the summaries of two adjacent ranges.
 func (s scanned) merge(o scanned) scanned {
-	return scanned{minU: min(s.minU, o.minU), minW: min(s.minW, o.minW),
+	m := scanned{minU: s.minU, minW: s.minW, tu: s.tu, tw: s.tw,
 		sumU: s.sumU + o.sumU, sumW: s.sumW + o.sumW, n: s.n + o.n}
+	if o.minU < m.minU {
+		m.minU, m.tu = o.minU, o.tu
+	}
+	if o.minW < m.minW {
+		m.minW, m.tw = o.minW, o.tw
+	}
+	return m
 }
 
 // meanExcessOf returns the mean distance of a range's samples above the
