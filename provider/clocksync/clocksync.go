@@ -237,6 +237,8 @@ type Estimator struct {
 
 	// scratch for the regression, preallocated.
 	xs, ys, ws []float64
+	tmp        []float64
+	segs       []int
 }
 
 // bin holds the lowest one-way deltas seen in one stretch of client time,
@@ -249,6 +251,8 @@ type bin struct {
 	// The path segment of each direction: a one-way step starts a new
 	// one, and the drift fit gives each its own intercept.
 	segU, segW int
+	// The bin straddles a step in that direction: left out of the fit.
+	skipU, skipW bool
 }
 
 const (
@@ -286,7 +290,7 @@ func (e *Estimator) LastEvent() Event { return e.last }
 // Reset forgets every sample, as when connecting to another server.
 func (e *Estimator) Reset() {
 	*e = Estimator{cfg: e.cfg, t: e.t, u: e.u, w: e.w, ud: e.ud, wd: e.wd, bins: e.bins,
-		xs: e.xs, ys: e.ys, ws: e.ws, stats: e.stats, bound: -1, olderDirty: true}
+		xs: e.xs, ys: e.ys, ws: e.ws, tmp: e.tmp, segs: e.segs, stats: e.stats, bound: -1, olderDirty: true}
 }
 
 func (e *Estimator) at(i int) int { return (e.head + i) & (len(e.t) - 1) }

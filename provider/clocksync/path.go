@@ -229,9 +229,9 @@ func (e *Estimator) holdErr(now int64) int64 {
 // undoPathChangesSince takes back the path changes absorbed since client
 // time t: a clock shift found later explains the moves they absorbed.
 func (e *Estimator) undoPathChangesSince(t int64) {
-	n := min(e.pathLogN, numPathLog)
-	for k := 1; k <= n; k++ {
-		ev := e.pathLog[(e.pathLogN-k)%numPathLog]
+	oldest := max(0, e.pathLogN-numPathLog)
+	for e.pathLogN > oldest {
+		ev := e.pathLog[(e.pathLogN-1)%numPathLog]
 		if ev.at < t {
 			break
 		}

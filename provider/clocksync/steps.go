@@ -194,15 +194,21 @@ func (e *Estimator) shiftBins(stepAt, du, dw int64) {
 	if dw != 0 {
 		e.segW++
 	}
+	// A bin that straddles the step holds a minimum from before it: it
+	// belongs to neither segment and leaves the fit.
 	for k := 0; k < e.binN; k++ {
 		bn := &e.bins[(e.binHead+k)%numBins]
-		if bn.start+binDuration > stepAt {
-			if du != 0 {
-				bn.segU = e.segU
-			}
-			if dw != 0 {
-				bn.segW = e.segW
-			}
+		if bn.start+binDuration <= stepAt {
+			continue
+		}
+		straddles := bn.start < stepAt
+		if du != 0 {
+			bn.segU = e.segU
+			bn.skipU = bn.skipU || straddles
+		}
+		if dw != 0 {
+			bn.segW = e.segW
+			bn.skipW = bn.skipW || straddles
 		}
 	}
 	if du != 0 {
