@@ -3,6 +3,7 @@ package harness
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -138,40 +139,61 @@ func TestAccuracyTargets(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.profile, func(t *testing.T) {
-			rep, err := Run(Options{Profile: profile(t, tc.profile), Duration: 3 * time.Minute})
-			if err != nil {
-				t.Fatal(err)
-			}
-			nc, seeds := rep.Results[0], rep.Results[1:]
-			e := nc.SharedErrorMS
-			if tc.p50 > 0 && e.P50 > tc.p50 {
-				t.Errorf("p50 %.3f ms, want <= %v", e.P50, tc.p50)
-			}
-			if tc.p99 > 0 && e.P99 > tc.p99 {
-				t.Errorf("p99 %.3f ms, want <= %v", e.P99, tc.p99)
-			}
-			if tc.convergeS > 0 && (nc.ConvergeS == nil || *nc.ConvergeS > tc.convergeS) {
-				t.Errorf("converged at %v s, want <= %v", nc.ConvergeS, tc.convergeS)
-			}
-			if tc.thirdOfBestSeed {
+			// One seed is an anecdote: the medians over three.
+			var p50s, p99s, bests []float64
+			var reps []Report
+			for seed := range uint64(3) {
+				rep, err := Run(Options{Profile: profile(t, tc.profile), Duration: 3 * time.Minute, Seed: seed + 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				reps = append(reps, rep)
 				best := math.Inf(1)
-				for _, s := range seeds {
+				for _, s := range rep.Results[1:] {
 					best = min(best, s.SharedErrorMS.P99)
 				}
-				if e.P99 > best/3 {
-					t.Errorf("p99 %.3f ms, more than a third of the best seed's %.3f ms", e.P99, best)
-				}
+				e := rep.Results[0].SharedErrorMS
+				p50s, p99s, bests = append(p50s, e.P50), append(p99s, e.P99), append(bests, best)
 			}
-			if nc.BoundCoverage == nil || *nc.BoundCoverage < tc.minBoundCoverage {
-				t.Errorf("bound coverage %v, want >= %v", nc.BoundCoverage, tc.minBoundCoverage)
+			p50, p99, best := median(p50s), median(p99s), median(bests)
+			if tc.p50 > 0 && p50 > tc.p50 {
+				t.Errorf("p50 %.3f ms (median of 3 seeds), want <= %v", p50, tc.p50)
 			}
-			if nc.Resets != 0 {
-				t.Errorf("%d hard resets in steady state", nc.Resets)
+			if tc.p99 > 0 && p99 > tc.p99 {
+				t.Errorf("p99 %.3f ms (median of 3 seeds), want <= %v", p99, tc.p99)
 			}
-			if !tc.stepped && nc.RateP99PPM > 5000 {
-				t.Errorf("tick rate p99 off by %.0f ppm, want within ±0.5%%", nc.RateP99PPM)
+			if tc.thirdOfBestSeed && p99 > best/3 {
+				t.Errorf("p99 %.3f ms (median of 3 seeds), more than a third of the best seed's %.3f ms", p99, best)
+			}
+			for _, rep := range reps {
+				checkRun(t, rep, tc.convergeS, tc.minBoundCoverage, tc.stepped)
 			}
 		})
+	}
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// checkRun checks what must hold on every seed: convergence, bound
+// coverage, no hard reset, a steady tick rate.
+func checkRun(t *testing.T, rep Report, convergeS, minBoundCoverage float64, stepped bool) {
+	t.Helper()
+	nc := rep.Results[0]
+	if convergeS > 0 && (nc.ConvergeS == nil || *nc.ConvergeS > convergeS) {
+		t.Errorf("seed %d: converged at %v s, want <= %v", rep.Seed, nc.ConvergeS, convergeS)
+	}
+	if nc.BoundCoverage == nil || *nc.BoundCoverage < minBoundCoverage {
+		t.Errorf("seed %d: bound coverage %v, want >= %v", rep.Seed, nc.BoundCoverage, minBoundCoverage)
+	}
+	if nc.Resets != 0 {
+		t.Errorf("seed %d: %d hard resets in steady state", rep.Seed, nc.Resets)
+	}
+	if !stepped && nc.RateP99PPM > 5000 {
+		t.Errorf("seed %d: tick rate p99 off by %.0f ppm, want within ±0.5%%", rep.Seed, nc.RateP99PPM)
 	}
 }
 

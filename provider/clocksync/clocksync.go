@@ -465,9 +465,11 @@ func (e *Estimator) driftTilt() int64 {
 	return int64(3 * e.driftSE() * float64(e.t[e.at(e.n-1)]-e.t[e.head]) / 2)
 }
 
-// floorTolerance is how far a floor may move without being a change: a few
-// spacings of the lowest samples (the floor's own uncertainty) and what the
-// drift's error tilts it by, never under tolMin.
+// floorTolerance is how far a floor may move by itself without being a
+// path change: a few spacings of the lowest samples (the floor's own
+// uncertainty), never under tolMin. The drift's error is no part of it: it
+// moves the two floors oppositely, which the path tracker takes for the
+// clock.
 func (e *Estimator) floorTolerance() (tolU, tolW int64) {
 	base := tolMin + 2*e.driftTilt()
 	return max(base, tolSpacings*e.spU), max(base, tolSpacings*e.spW)

@@ -29,9 +29,11 @@ type pathRef struct {
 	uRaw, tu   int64
 	wRaw, tw   int64
 	tolU, tolW int64
+	spU, spW   int64 // the spacing of the lowest samples when confirmed
 	asym       int64
 	asymErr    int64 // bound on the error of asym from inferred changes
 	bound      int64 // the offset's statistical error bound when it was confirmed
+	n          int   // samples in the window when it was confirmed
 	at         int64 // client time the state was last confirmed
 }
 
@@ -64,7 +66,7 @@ func (e *Estimator) makeRef(s scanned, tolU, tolW, now int64) pathRef {
 	return pathRef{
 		uRaw: s.minU + e.trend(s.tu), tu: s.tu,
 		wRaw: s.minW - e.trend(s.tw), tw: s.tw,
-		tolU: tolU, tolW: tolW, asym: e.asym, asymErr: e.asymErr, bound: e.holdErr(now), at: now,
+		tolU: tolU, tolW: tolW, spU: e.spU, spW: e.spW, asym: e.asym, asymErr: e.asymErr, bound: e.holdErr(now), at: now, n: e.n,
 	}
 }
 
@@ -108,11 +110,20 @@ func (e *Estimator) matches(k pathRef, fu, fw, tu, tw, now int64) bool {
 // path move leaves the offset where it was.
 func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 	if !e.refSet || e.acquiring > 0 {
-		// Converging: the offset follows the floors; A stays.
-		e.ref = e.makeRef(used, tolU, tolW, now)
-		if !e.refSet {
-			e.refSet = true
+		// Converging: the offset follows the floors; A stays. The floors'
+		// uncertainty only shrinks while converging: a swell of the
+		// spacing (a step under way) must not widen it.
+		// (The spacing means something from a dozen samples on.)
+		keep := e.refSet && e.acquiring < acquireSamples-1 && e.ref.n >= 16
+		if keep {
+			tolU, tolW = min(tolU, e.ref.tolU), min(tolW, e.ref.tolW)
 		}
+		spU, spW := e.ref.spU, e.ref.spW
+		e.ref = e.makeRef(used, tolU, tolW, now)
+		if keep {
+			e.ref.spU, e.ref.spW = min(spU, e.ref.spU), min(spW, e.ref.spW)
+		}
+		e.refSet = true
 		return EventNone
 	}
 	ru, rw := e.floorsAt(e.ref)
@@ -129,6 +140,18 @@ func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 	// While old samples leave the window the floors' spacing (and so the
 	// current tolerance) swells; the reference's is the steadier measure.
 	tolU, tolW = max(tolMin, min(tolU, e.ref.tolU)), max(tolMin, min(tolW, e.ref.tolW))
+	rec := e.recent(now, ru-tolU, rw-tolW)
+	// A floor that falls through a single sample is the minimum still
+	// settling (convergence); a path that got shorter, or a queue that
+	// drains, brings many samples below the old floor. Follow the first.
+	if pU < -tolU && rec.belowU < settledBelow {
+		e.ref.uRaw, e.ref.tu = used.minU+e.trend(used.tu), used.tu
+		pU = 0
+	}
+	if pW < -tolW && rec.belowW < settledBelow {
+		e.ref.wRaw, e.ref.tw = used.minW-e.trend(used.tw), used.tw
+		pW = 0
+	}
 	if abs64(pU) <= tolU && abs64(pW) <= tolW {
 		// The same path. Renew the reference now and then, so it follows
 		// the clock (drift error) and the floors' convergence, but never
@@ -144,7 +167,7 @@ func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 	// recent floors see both sides move at the same time: a move they
 	// explain as the clock's is left to the drift tracker and the
 	// clock-shift detector.
-	if e.clockExplains(ru, rw, pU, pW, tolU, tolW, now) {
+	if e.clockExplains(rec, ru, rw, pU, pW, tolU, tolW) {
 		return EventNone
 	}
 	// The path changed. The offset is the reference state's, moved by the
@@ -177,32 +200,55 @@ func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 }
 
 // recentWindow is the stretch of newest samples whose floors tell a clock
-// move from a path move.
+// move from a path move; settledBelow of them below a floor's reference
+// make its fall a change rather than the minimum settling.
 const (
 	recentWindow = int64(5 * time.Second)
 	recentMin    = 16
 	recentMax    = 256
+	settledBelow = 3
 )
+
+// recentSummary describes the newest samples (recentWindow of them, at
+// least recentMin): their floors, how many there were, and how many lie
+// below the given thresholds in each direction.
+type recentSummary struct {
+	mu, mw         int64
+	k              int
+	belowU, belowW int
+}
+
+func (e *Estimator) recent(now, thrU, thrW int64) recentSummary {
+	r := recentSummary{mu: math.MaxInt64, mw: math.MaxInt64}
+	for ; r.k < min(e.n, recentMax); r.k++ {
+		i := e.at(e.n - 1 - r.k)
+		if r.k >= recentMin && now-e.t[i] > recentWindow {
+			break
+		}
+		u, w := e.ud[i], e.wd[i]
+		r.mu, r.mw = min(r.mu, u), min(r.mw, w)
+		if u < thrU {
+			r.belowU++
+		}
+		if w < thrW {
+			r.belowW++
+		}
+	}
+	return r
+}
 
 // clockExplains reports whether the recent floors move the two directions
 // apart by about as much as the window's one-sided move (pU, pW): a clock
 // that slews, not a path that changed.
-func (e *Estimator) clockExplains(ru, rw, pU, pW, tolU, tolW, now int64) bool {
-	mu, mw := int64(math.MaxInt64), int64(math.MaxInt64)
-	k := 0
-	for ; k < min(e.n, recentMax); k++ {
-		i := e.at(e.n - 1 - k)
-		if k >= recentMin && now-e.t[i] > recentWindow {
-			break
-		}
-		mu, mw = min(mu, e.ud[i]), min(mw, e.wd[i])
-	}
-	// The minimum of k samples sits about n/k spacings above the floor;
-	// the spacing is the reference's (tolerance / tolSpacings), as the
-	// current one swells while old samples leave the window.
-	scale := int64(max(1, e.n/max(1, k)))
-	tU, tW := max(tolU, 4*scale*tolU/tolSpacings), max(tolW, 4*scale*tolW/tolSpacings)
-	dU, dW := mu-ru, mw-rw
+func (e *Estimator) clockExplains(rec recentSummary, ru, rw, pU, pW, tolU, tolW int64) bool {
+	// The minimum of k samples sits about n/k spacings above the floor.
+	// The spacing is the smaller of now's and the reference's, as it
+	// swells while old samples leave the window. The drift's error is no
+	// part of it: it moves the two floors oppositely, as the clock does.
+	scale := int64(max(1, e.n/max(1, rec.k)))
+	tU := max(tolMin, 4*scale*min(e.spU, e.ref.spU))
+	tW := max(tolMin, 4*scale*min(e.spW, e.ref.spW))
+	dU, dW := rec.mu-ru, rec.mw-rw
 	// The other direction's recent floor moved the opposite way by about
 	// as much as this one's window floor.
 	switch {

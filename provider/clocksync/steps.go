@@ -100,8 +100,10 @@ func (e *Estimator) detectSteps() Event {
 			return EventClockJump
 		}
 		// A floor that dropped by itself: the path tracker sees it now
-		// that the run is no longer held out; the drift history moves
+		// that the run is no longer held out (and a drop this clear is a
+		// path change even while converging); the drift history moves
 		// onto the new floor.
+		e.acquiring = 0
 		var du, dw int64
 		if spanU >= jc {
 			du, _ = e.changeSkipping(min(spanU, e.n-1), 0)
@@ -138,7 +140,9 @@ func (e *Estimator) detectSteps() Event {
 			e.binN--
 		}
 		e.binsDone = e.binN
-		e.undoPathChangesSince(since)
+		// (The path tracker can have taken the start of the slew for a
+		// path change up to a recent window before the rise showed.)
+		e.undoPathChangesSince(since - recentWindow)
 		// The floors now come from what followed the shift alone: take
 		// them as the reference afresh.
 		e.acquiring = acquireSamples
