@@ -320,11 +320,6 @@ func (t Time) sameRate(u Time) {
 	}
 }
 
-// String formats t as tick+offset@rate, for example "1234+5.5ms@60Hz".
-func (t Time) String() string {
-	return fmt.Sprintf("%d+%v@%dHz", t.Tick(), t.TickOffset(), t.rate)
-}
-
 // encodedLen is the length of the binary encoding: version, rate, duration.
 const (
 	encodedLen     = 1 + 4 + 8
