@@ -36,8 +36,8 @@ func writePlot(out io.Writer, file string, reps []harness.Report, warmup time.Du
 }
 
 // palette gives every system its own colour: Okabe and Ito's colour-blind
-// safe set (yellow darkened to olive for contrast on white), then Tol's
-// wine, teal and a grey. Past its end, colours are generated: a chart never
+// safe set without its yellow (too faint on white), then Tol's wine, olive
+// and teal, and a grey. Past its end, colours are generated: a chart never
 // shows two systems in one colour.
 var palette = []color.Color{
 	color.RGBA{0x00, 0x00, 0x00, 0xff}, // black: netclock, first in harness.Systems
@@ -47,8 +47,8 @@ var palette = []color.Color{
 	color.RGBA{0x00, 0x72, 0xb2, 0xff}, // blue
 	color.RGBA{0xd5, 0x5e, 0x00, 0xff}, // vermillion
 	color.RGBA{0xcc, 0x79, 0xa7, 0xff}, // reddish purple
-	color.RGBA{0x99, 0x99, 0x33, 0xff}, // olive
 	color.RGBA{0x88, 0x22, 0x55, 0xff}, // wine
+	color.RGBA{0x99, 0x99, 0x33, 0xff}, // olive
 	color.RGBA{0x44, 0xaa, 0x99, 0xff}, // teal
 	color.RGBA{0x77, 0x77, 0x77, 0xff}, // grey
 }
@@ -124,9 +124,9 @@ var (
 	warmupColor = color.NRGBA{0xf0, 0xc0, 0x60, 0x40}
 )
 
-// minShownMS is the smallest |error| a log axis shows: 1 µs, far below
-// what any system reaches but above exact zeros.
-const minShownMS = 1e-3
+// minShownMS is the smallest |error| a log axis shows: 100 ns, below what
+// any system holds for long but above exact zeros.
+const minShownMS = 1e-4
 
 // windowsPerRun is how many windows plotErrors splits a run into: each
 // system's line is its largest |error| in each window. The raw trace
