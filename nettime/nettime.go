@@ -11,6 +11,11 @@
 //
 // Negative times and ticks are valid and use floor semantics: the time -1ns is
 // in tick -1.
+//
+// A Time prints, logs (log/slog), and encodes to text and JSON as
+// tick+offset@rate, for example "1234+5.5ms@60Hz", exactly to the
+// nanosecond; see Time.MarshalText for the grammar. Its binary encoding is
+// 13 bytes; see Time.AppendBinary.
 package nettime
 
 import (
