@@ -215,7 +215,7 @@ func randTime(r *rand.Rand) Time {
 // Time and nothing else, and say what Tick, TickOffset and TickRate say.
 func TestTextProperty(t *testing.T) {
 	r := rand.New(rand.NewPCG(10, 1))
-	for range 50_000 {
+	for range 20_000 {
 		tm := randTime(r)
 		text := tm.String()
 		want := strings.Join([]string{

@@ -102,7 +102,7 @@ func TestWritePlot(t *testing.T) {
 		file string
 	}{
 		{[]string{"-profile", "fiber", "-duration", "20s", "-warmup", "5s"}, "one.png"},
-		{[]string{"-profile", "all", "-duration", "12s", "-warmup", "2s"}, "all.png"},
+		{[]string{"-profile", "all", "-duration", "3s", "-warmup", "1s"}, "all.png"},
 	} {
 		file := filepath.Join(dir, tc.file)
 		var out bytes.Buffer
