@@ -414,7 +414,7 @@ func plotP99(file string, reps []harness.Report, warmup time.Duration) error {
 		if err != nil {
 			return err
 		}
-		sc.Color, sc.Shape, sc.Radius = st.color, st.shape, st.radius
+		sc.Color, sc.Shape, sc.Radius = st.color, st.shape, st.radius*1.3
 		p.Add(sc)
 		leg.Add(name, sc)
 	}
