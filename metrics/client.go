@@ -19,43 +19,44 @@ type clientSnapshot struct {
 // counts, read by calling stats and estimate (usually a transport.Client's
 // Stats and Estimate methods) once per scrape.
 //
-// The estimate's series are absent until the client is synced (before, its
-// values mean nothing) and the error bound's also while it is unknown:
+// The estimate's series, but for netclock_client_synced, are absent until
+// the client is synced (before, their values mean nothing), and the error
+// bound's also while it is unknown:
 //
-//	netclock_client_synced                          gauge    1 once the clock estimate is valid, else 0
-//	netclock_client_offset_seconds                  gauge    server clock minus client clock
-//	netclock_client_error_bound_seconds             gauge    bound on the offset's error, path asymmetry excluded
-//	netclock_client_drift_ratio                     gauge    server clock rate / client clock rate − 1 (1e-6 is 1 ppm)
-//	netclock_client_rtt_seconds                     gauge    estimated round trip, the sum of the one-way delays
-//	netclock_client_one_way_delay_seconds{direction} gauge   estimated delay "up" (client→server) and "down"
-//	netclock_client_jitter_seconds                  gauge    typical variation of the round trip
+//	netclock_client_synced                              gauge    1 once the clock estimate is valid, else 0
+//	netclock_client_offset_seconds                      gauge    server clock minus client clock
+//	netclock_client_error_bound_seconds                 gauge    bound on the offset's error, path asymmetry excluded
+//	netclock_client_drift_ratio                         gauge    server clock rate / client clock rate − 1 (1e-6 is 1 ppm)
+//	netclock_client_rtt_seconds                         gauge    estimated round trip, the sum of the one-way delays
+//	netclock_client_one_way_delay_seconds{direction}    gauge    estimated delay "up" (client→server) and "down"
+//	netclock_client_jitter_seconds                      gauge    typical variation of the round trip
 //
-// The counts, always present:
+// The connection and its counts, present unless noted:
 //
-//	netclock_client_connected                       gauge    1 while the client has a connection
-//	netclock_client_info{mode}                      gauge    1, with how pings travel: "datagram" or "stream" (once connected)
-//	netclock_client_time_scale_ratio{timeline}      gauge    rate of the "predicted" and "server" timelines against real time in the last frame (1 is nominal)
-//	netclock_client_resets_total                    counter  the System's reset events (hard resets, stalls, reinitializations)
-//	netclock_client_estimator_events_total{event}   counter  steps the estimator detected: "clock_jump", "path_change"
-//	netclock_client_pings_sent_total                counter  pings sent
-//	netclock_client_pongs_received_total            counter  pongs matched to a ping
-//	netclock_client_lost_pings                      gauge    pings without a pong (yet); goes down when a late pong arrives
-//	netclock_client_ignored_pongs_total{reason}     counter  pongs ignored: "duplicate", "stale", "malformed"
-//	netclock_client_rejected_samples_total          counter  samples the estimator rejected as impossible
-//	netclock_client_quic_min_rtt_seconds            gauge    quic-go's minimum RTT on the current connection (while connected)
-//	netclock_client_quic_smoothed_rtt_seconds       gauge    quic-go's smoothed RTT on the current connection (while connected)
-//	netclock_client_sent_bytes_total                counter  QUIC bytes sent, all connections
-//	netclock_client_received_bytes_total            counter  QUIC bytes received, all connections
-//	netclock_client_reconnects_total                counter  connections re-established after a loss
-//	netclock_client_reconnect_failures_total        counter  redial attempts that failed
-//	netclock_client_epoch_changes_total             counter  reconnects that found a restarted server
-//	netclock_client_reinitializations_total         counter  System reinitializations after those
-//	netclock_client_drift_alarm                     gauge    1 while |drift| is above the configured alarm
-//	netclock_client_drift_alarms_total              counter  times |drift| crossed above the alarm
-//	netclock_client_messages_sent_total             counter  user messages sent, both kinds
-//	netclock_client_messages_received_total         counter  user messages received, both kinds
-//	netclock_client_messages_dropped_total          counter  received unreliable messages dropped
-//	netclock_client_malformed_messages_total        counter  received message datagrams and frames that were malformed
+//	netclock_client_connected                           gauge    1 while the client has a connection
+//	netclock_client_info{mode}                          gauge    1, with how pings travel: "datagram" or "stream" (once connected)
+//	netclock_client_time_scale_ratio{timeline}          gauge    rate of the "predicted" and "server" timelines against real time in the last frame (1 is nominal)
+//	netclock_client_resets_total                        counter  the System's reset events (hard resets, stalls, reinitializations)
+//	netclock_client_estimator_events_total{event}       counter  steps the estimator detected: "clock_jump", "path_change"
+//	netclock_client_pings_sent_total                    counter  pings sent
+//	netclock_client_pongs_received_total                counter  pongs matched to a ping
+//	netclock_client_lost_pings                          gauge    pings without a pong (yet); goes down when a late pong arrives
+//	netclock_client_ignored_pongs_total{reason}         counter  pongs ignored: "duplicate", "stale", "malformed"
+//	netclock_client_rejected_samples_total              counter  samples the estimator rejected as impossible
+//	netclock_client_quic_min_rtt_seconds                gauge    quic-go's minimum RTT on the current connection (while connected)
+//	netclock_client_quic_smoothed_rtt_seconds           gauge    quic-go's smoothed RTT on the current connection (while connected)
+//	netclock_client_sent_bytes_total                    counter  QUIC bytes sent, all connections
+//	netclock_client_received_bytes_total                counter  QUIC bytes received, all connections
+//	netclock_client_reconnects_total                    counter  connections re-established after a loss
+//	netclock_client_reconnect_failures_total            counter  redial attempts that failed
+//	netclock_client_epoch_changes_total                 counter  reconnects that found a restarted server
+//	netclock_client_reinitializations_total             counter  System reinitializations after those
+//	netclock_client_drift_alarm                         gauge    1 while |drift| is above the configured alarm
+//	netclock_client_drift_alarms_total                  counter  times |drift| crossed above the alarm
+//	netclock_client_messages_sent_total                 counter  user messages sent, both kinds
+//	netclock_client_messages_received_total             counter  user messages received, both kinds
+//	netclock_client_messages_dropped_total              counter  received unreliable messages dropped
+//	netclock_client_malformed_messages_total            counter  received message datagrams and frames that were malformed
 func NewClientCollector(stats func() transport.ClientStats, estimate func() provider.Estimate) prometheus.Collector {
 	c := &collector[clientSnapshot]{snapshot: func() clientSnapshot {
 		return clientSnapshot{st: stats(), est: estimate()}

@@ -23,8 +23,8 @@ import "github.com/prometheus/client_golang/prometheus"
 
 const namespace = "netclock"
 
-// gauge and counter are one series of a collector: how to read its value
-// from a snapshot S, and whether the snapshot has one at all.
+// series is one time series of a collector: how to read its value from a
+// snapshot S, and whether the snapshot has one at all.
 type series[S any] struct {
 	desc   *prometheus.Desc
 	kind   prometheus.ValueType
