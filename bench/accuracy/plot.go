@@ -22,6 +22,9 @@ import (
 // writePlot draws one profile's error over time, or several profiles' p99
 // side by side, into file (PNG) and says where it wrote it.
 func writePlot(out io.Writer, file string, reps []harness.Report, warmup time.Duration) error {
+	if warmup == 0 {
+		warmup = 10 * time.Second // what harness.Run takes for 0
+	}
 	var err error
 	if len(reps) == 1 {
 		err = plotErrors(file, reps[0], warmup)
