@@ -85,10 +85,7 @@ func run(args []string, out io.Writer) error {
 		printTable(out, rep)
 	}
 	if *plotFile != "" {
-		if len(reports) == 1 {
-			return plotErrors(*plotFile, reports[0])
-		}
-		return plotP99(*plotFile, reports)
+		return writePlot(out, *plotFile, reports, *warmup)
 	}
 	return nil
 }

@@ -70,7 +70,7 @@ func TestPlots(t *testing.T) {
 		}
 		reps = append(reps, rep)
 	}
-	if err := plotP99(filepath.Join(dir, "bars.png"), reps); err != nil {
+	if err := plotP99(filepath.Join(dir, "bars.png"), reps, 10e9); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -139,6 +139,7 @@ func (c *ncClient) Resets() int { return c.resets }
 
 // Resetter is implemented by clients that count hard resets (snaps).
 type Resetter interface {
+	// Resets returns the hard resets so far.
 	Resets() int
 }
 
@@ -146,5 +147,7 @@ type Resetter interface {
 // than Shared (netclock's predicted time runs a lead ahead of it). The
 // delivered rate is measured on it; without it, on Shared.
 type Timeliner interface {
+	// Timeline returns the timeline's reading at the client clock
+	// reading now, as Shared does.
 	Timeline(now time.Duration) time.Duration
 }

@@ -34,14 +34,15 @@ func Systems() []System { return append([]System{Netclock()}, Baselines()...) }
 
 // Percentiles of |error| in milliseconds.
 type Percentiles struct {
-	P50  float64 `json:"p50"`
-	P99  float64 `json:"p99"`
-	P999 float64 `json:"p999"`
-	Max  float64 `json:"max"`
+	P50  float64 `json:"p50"`  // median
+	P99  float64 `json:"p99"`  // 99th percentile
+	P999 float64 `json:"p999"` // 99.9th percentile
+	Max  float64 `json:"max"`  // the largest
 }
 
 // Result is one system's measurements.
 type Result struct {
+	// System is the System's Name.
 	System string `json:"system"`
 	// SharedErrorMS: |shared − true server time| over every client frame
 	// after the warm-up.
@@ -62,21 +63,24 @@ type Result struct {
 	// and running slow (< −500 ppm), per minute after the warm-up: steady
 	// oscillation.
 	ReversalsPerMin float64 `json:"reversals_per_min"`
-	// Trace holds (time s, error ms) pairs if Options.TraceEvery is set.
+	// Trace holds samples of the error and bound if Options.TraceEvery is
+	// set.
 	Trace []TracePoint `json:"-"`
 }
 
-// TracePoint is one sample of a system's error.
+// TracePoint is one sample of a system's error and bound.
 type TracePoint struct {
-	T, ErrMS float64
+	T       float64 // true time since the start, in seconds
+	ErrMS   float64 // shared − true server time, in ms
+	BoundMS float64 // the system's error bound, in ms; 0 if it publishes none
 }
 
 // Report is the outcome of a Run.
 type Report struct {
-	Profile   string   `json:"profile"`
-	Seed      uint64   `json:"seed"`
-	DurationS float64  `json:"duration_s"`
-	Results   []Result `json:"results"`
+	Profile   string   `json:"profile"`    // the profile's name
+	Seed      uint64   `json:"seed"`       // Options.Seed
+	DurationS float64  `json:"duration_s"` // simulated time, in seconds
+	Results   []Result `json:"results"`    // one per system, in Options.Systems' order
 }
 
 const (
@@ -279,7 +283,11 @@ func (m *meter) frame(t, e, tl, bound time.Duration, hasBound bool) {
 		m.lastBad, m.everBad = t, true
 	}
 	if m.o.TraceEvery > 0 && t >= m.nextTrace {
-		m.trace = append(m.trace, TracePoint{T: t.Seconds(), ErrMS: float64(e) / 1e6})
+		tp := TracePoint{T: t.Seconds(), ErrMS: float64(e) / 1e6}
+		if hasBound {
+			tp.BoundMS = float64(bound) / 1e6
+		}
+		m.trace = append(m.trace, tp)
 		m.nextTrace = t + m.o.TraceEvery
 	}
 	if m.any && t >= m.o.Warmup {

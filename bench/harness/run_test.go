@@ -218,3 +218,31 @@ func TestQuantile(t *testing.T) {
 		t.Error("quantile of nothing is not 0")
 	}
 }
+
+func TestTraceCarriesTheBound(t *testing.T) {
+	var ngo System
+	for _, s := range Baselines() {
+		if s.Name == "ngo" {
+			ngo = s
+		}
+	}
+	rep, err := Run(Options{Profile: profile(t, "broadband"), Duration: 30 * time.Second,
+		Systems: []System{Netclock(), ngo}, TraceEvery: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, bl := rep.Results[0].Trace, rep.Results[1].Trace
+	if len(nc) < 250 || len(bl) < 250 {
+		t.Fatalf("traces of %d and %d points, want about 280", len(nc), len(bl))
+	}
+	for _, tp := range nc {
+		if tp.T >= 5 && !(tp.BoundMS > 0) {
+			t.Fatalf("netclock at %.1f s: bound %v ms, want > 0", tp.T, tp.BoundMS)
+		}
+	}
+	for _, tp := range bl {
+		if tp.BoundMS != 0 {
+			t.Fatalf("ngo publishes no bound, but its trace at %.1f s has %v ms", tp.T, tp.BoundMS)
+		}
+	}
+}

@@ -9,8 +9,10 @@ import "time"
 // Msg is a message between the client and server halves of a System. Its
 // fields mean what the System says; the harness only carries it.
 type Msg struct {
+	// Kind tells the system's message types apart.
 	Kind uint8
-	Seq  uint64
+	// Seq is a sequence number, such as a ping's.
+	Seq uint64
 	// T1: client send (client clock). T2, T3: server receive and send
 	// (server clock).
 	T1, T2, T3 time.Duration
@@ -23,6 +25,8 @@ type Msg struct {
 // Link sends a message to the other half, over the simulated network. The
 // message leaves at the moment Send is called.
 type Link interface {
+	// Send puts m on the simulated network now; it may arrive late,
+	// twice or never, as the profile says.
 	Send(m Msg)
 }
 
