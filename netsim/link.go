@@ -26,10 +26,11 @@ const (
 //
 // The one-way delay of a packet sent at true time t is
 //
-//	Base + step(t) + queue(t) + jitter [+ ReorderDelay if held back]
+//	wait(t) + Base + flap(t) + step(t) + queue(t) + bloat(t) + jitter [+ ReorderDelay if held back]
 //
-// where every term is non-negative, so Base (plus the current handover step)
-// is the smallest delay the link ever produces. Delays are drawn per packet
+// where every term is non-negative, so Base (plus the current flap and
+// handover step) is the smallest delay the link ever produces; wait(t) is
+// the time to the next service instant of Periodic. Delays are drawn per packet
 // and delivery is not FIFO: as on a real UDP path, a packet that draws less
 // jitter than its predecessor overtakes it. Consumers must not assume
 // in-order arrival.
@@ -70,6 +71,18 @@ type LinkSpec struct {
 	// Base, the step and the queue), so it may arrive before the original.
 	// Lost packets are never duplicated. Default 0.
 	Duplicate float64
+
+	// Periodic, if set, holds every packet until the next service instant
+	// (Wi-Fi power save, a cellular scheduling grant). Default none.
+	Periodic *PeriodicSpec
+
+	// Bloat, if set, adds a queue that competing traffic fills over
+	// seconds and drains slowly. Default none.
+	Bloat *BloatSpec
+
+	// Flap, if set, flaps the floor between Base and Base+Flap.Extra.
+	// Default none.
+	Flap *FlapSpec
 }
 
 // GilbertElliott is the two-state Markov model of bursty loss. A link starts
@@ -124,6 +137,11 @@ type StepSpec struct {
 // value; a set field replaces it (absolute values, not deltas). Later changes
 // override earlier ones. Outage is separate: it drops every packet sent in
 // [At, At+Outage) and ends by itself.
+//
+// With Ramp set, the numeric values the change sets (base, loss, reorder,
+// reorderDelay, duplicate, the queue's parameters, and the jitter's when the
+// kind stays the same) move linearly from their previous values to the new
+// ones over [At, At+Ramp); everything else switches at At.
 type Change struct {
 	// At is the true time the change takes effect; it must not be negative.
 	At time.Duration
@@ -138,6 +156,32 @@ type Change struct {
 	// Outage, if positive, drops every packet sent in [At, At+Outage).
 	// Packets already in flight at At are still delivered.
 	Outage time.Duration
+	// Queue, if set, is the new queue; a zero QueueSpec switches it off.
+	// The queue's level carries over and relaxes to the new mean with the
+	// new Tau.
+	Queue *QueueSpec
+	// Steps, if set, is the new handover step process; Max 0 switches it
+	// off.
+	Steps *StepSpec
+	// Reorder, if set, is the new reordering probability.
+	Reorder *float64
+	// ReorderDelay, if set, is the new delay of held-back packets.
+	ReorderDelay *time.Duration
+	// Duplicate, if set, is the new duplication probability.
+	Duplicate *float64
+	// Periodic, if set, is the new periodic service; a zero Period
+	// switches it off (power save off).
+	Periodic *PeriodicSpec
+	// Ramp, if positive, spreads the change over [At, At+Ramp) (see the
+	// type's documentation).
+	Ramp time.Duration
+}
+
+// setsLink reports whether c sets any value of a link (as opposed to only an
+// outage).
+func (c Change) setsLink() bool {
+	return c.Base != nil || c.Jitter != nil || c.Loss != nil || c.Queue != nil || c.Steps != nil ||
+		c.Reorder != nil || c.ReorderDelay != nil || c.Duplicate != nil || c.Periodic != nil
 }
 
 // Validate reports whether s is a usable link spec.
@@ -176,6 +220,9 @@ func (s LinkSpec) validate(v *validator, path string) {
 		v.addf(path+".reorderDelay", "must be positive when reorder is set (got reorder %v)", s.Reorder)
 	}
 	v.prob(path+".duplicate", s.Duplicate)
+	v.periodic(path+".periodic", s.Periodic)
+	v.bloat(path+".bloat", s.Bloat)
+	v.flap(path+".flap", s.Flap)
 }
 
 // Validate reports whether c is a usable change.
@@ -204,8 +251,33 @@ func (c Change) validate(v *validator, path string) {
 		v.prob(path+".loss", *c.Loss)
 	}
 	v.delay(path+".outage", c.Outage)
-	if c.Base == nil && c.Jitter == nil && c.Loss == nil && c.Outage == 0 {
-		v.addf(path, "changes nothing: set base, jitter, loss or outage")
+	if q := c.Queue; q != nil {
+		v.delay(path+".queue.mean", q.Mean)
+		v.delay(path+".queue.stdDev", q.StdDev)
+		v.delay(path+".queue.tau", q.Tau)
+	}
+	if st := c.Steps; st != nil {
+		if st.Interval <= 0 {
+			v.addf(path+".steps.interval", "must be positive, got %v", st.Interval)
+		}
+		v.delay(path+".steps.max", st.Max)
+	}
+	if c.Reorder != nil {
+		v.prob(path+".reorder", *c.Reorder)
+	}
+	if c.ReorderDelay != nil {
+		v.delay(path+".reorderDelay", *c.ReorderDelay)
+	}
+	if c.Duplicate != nil {
+		v.prob(path+".duplicate", *c.Duplicate)
+	}
+	v.periodic(path+".periodic", c.Periodic)
+	v.delay(path+".ramp", c.Ramp)
+	if !c.setsLink() && c.Outage == 0 {
+		v.addf(path, "changes nothing: set base, jitter, loss, queue, steps, reorder, reorderDelay, duplicate, periodic or outage")
+	}
+	if c.Ramp > 0 && !c.setsLink() {
+		v.addf(path+".ramp", "ramps nothing: set a value to ramp to")
 	}
 }
 
@@ -231,11 +303,20 @@ type LinkStats struct {
 	Reordered uint64
 }
 
+// linkSegment is the link's changeable state from start on.
 type linkSegment struct {
-	start  time.Duration
-	base   time.Duration
-	jitter JitterSpec
-	loss   float64
+	start        time.Duration
+	base         time.Duration
+	jitter       JitterSpec
+	loss         float64
+	queue        *QueueSpec
+	queueFrom    time.Duration // start of the run of segments with a queue that holds this one
+	steps        *StepSpec
+	reorder      float64
+	reorderDelay time.Duration
+	duplicate    float64
+	periodic     *PeriodicSpec
+	ramp         time.Duration // > 0: values move from the previous segment's over [start, start+ramp)
 }
 
 type window struct{ from, to time.Duration } // [from, to)
@@ -259,13 +340,15 @@ type Link struct {
 	jitRNG, lossRNG, burstRNG, queueRNG, reRNG, dupRNG *rand.Rand
 	stepSeed                                           uint64
 
-	bad     bool    // Gilbert–Elliott state
-	qInit   bool    // queue state initialised
-	q       float64 // queue state, ns
-	qLast   time.Duration
-	qTau    float64 // Tau in ns; 0 means independent per packet
-	qMean   float64
-	qStdDev float64
+	bad   bool    // Gilbert–Elliott state
+	qInit bool    // queue state initialised
+	q     float64 // queue state, ns
+	qLast time.Duration
+	qRun  time.Duration // queueFrom of the run the state belongs to
+
+	bloat *bloat      // nil without Bloat
+	flap  *alternator // nil without Flap
+	ramp  linkSegment // scratch: the interpolated segment during a ramp
 
 	stats LinkStats
 }
@@ -295,9 +378,11 @@ func NewLink(spec LinkSpec, dir Direction, changes []Change, seed uint64) (*Link
 		dupRNG:   newRand(seed, streamDuplicate),
 		stepSeed: derive(seed, streamSteps),
 	}
-	if q := spec.Queue; q != nil {
-		l.qMean, l.qStdDev = float64(q.Mean), float64(q.StdDev)
-		l.qTau = float64(q.Tau)
+	if spec.Bloat != nil {
+		l.bloat = newBloat(*spec.Bloat, seed)
+	}
+	if spec.Flap != nil {
+		l.flap = newFlap(*spec.Flap, seed)
 	}
 	var mine []Change
 	for _, c := range changes {
@@ -306,20 +391,24 @@ func NewLink(spec LinkSpec, dir Direction, changes []Change, seed uint64) (*Link
 		}
 	}
 	slices.SortStableFunc(mine, func(a, b Change) int { return cmpDur(a.At, b.At) })
-	l.segs = []linkSegment{{start: math.MinInt64, base: spec.Base, jitter: spec.Jitter, loss: spec.Loss}}
+	l.segs = []linkSegment{{start: math.MinInt64, queueFrom: math.MinInt64, base: spec.Base, jitter: spec.Jitter, loss: spec.Loss,
+		queue: spec.Queue, steps: spec.Steps, reorder: spec.Reorder, reorderDelay: spec.ReorderDelay,
+		duplicate: spec.Duplicate, periodic: spec.Periodic}}
 	for _, c := range mine {
 		if c.Outage > 0 {
 			l.outages = append(l.outages, window{c.At, c.At + c.Outage})
 		}
-		if c.Base == nil && c.Jitter == nil && c.Loss == nil {
+		if !c.setsLink() {
 			continue
 		}
 		s := l.segs[len(l.segs)-1]
 		if s.start != c.At {
 			s.start = c.At
+			s.ramp = 0
 			l.segs = append(l.segs, s)
 		}
 		p := &l.segs[len(l.segs)-1]
+		p.ramp = max(p.ramp, c.Ramp)
 		if c.Base != nil {
 			p.base = *c.Base
 		}
@@ -329,6 +418,48 @@ func NewLink(spec LinkSpec, dir Direction, changes []Change, seed uint64) (*Link
 		if c.Loss != nil {
 			p.loss = *c.Loss
 		}
+		if c.Queue != nil {
+			p.queue = ptr(*c.Queue)
+			if *c.Queue == (QueueSpec{}) {
+				p.queue = nil
+			}
+		}
+		if c.Steps != nil {
+			p.steps = ptr(*c.Steps)
+		}
+		if c.Reorder != nil {
+			p.reorder = *c.Reorder
+		}
+		if c.ReorderDelay != nil {
+			p.reorderDelay = *c.ReorderDelay
+		}
+		if c.Duplicate != nil {
+			p.duplicate = *c.Duplicate
+		}
+		if c.Periodic != nil {
+			p.periodic = ptr(*c.Periodic)
+			if c.Periodic.Period == 0 {
+				p.periodic = nil
+			}
+		}
+	}
+	for i := range l.segs {
+		switch {
+		case l.segs[i].queue == nil:
+		case i > 0 && l.segs[i-1].queue != nil:
+			l.segs[i].queueFrom = l.segs[i-1].queueFrom
+		default:
+			l.segs[i].queueFrom = l.segs[i].start
+		}
+	}
+	var v2 validator
+	for _, sg := range l.segs {
+		if sg.reorder > 0 && sg.reorderDelay == 0 {
+			v2.addf(fmt.Sprintf("%s.reorderDelay", dir), "must be positive while reorder is set (reorder %v from %v)", sg.reorder, max(sg.start, 0))
+		}
+	}
+	if err := v2.err(); err != nil {
+		return nil, err
 	}
 	slices.SortFunc(l.outages, func(a, b window) int { return cmpDur(a.from, b.from) })
 	var merged []window
@@ -355,14 +486,35 @@ func (l *Link) Spec(now time.Duration) LinkSpec {
 	s := cloneLinkSpec(l.spec)
 	seg := l.segmentAt(now)
 	s.Base, s.Jitter, s.Loss = seg.base, seg.jitter, seg.loss
+	s.Queue, s.Steps, s.Periodic = nil, nil, nil
+	if seg.queue != nil {
+		s.Queue = ptr(*seg.queue)
+	}
+	if seg.steps != nil {
+		s.Steps = ptr(*seg.steps)
+	}
+	if seg.periodic != nil {
+		s.Periodic = ptr(*seg.periodic)
+	}
+	s.Reorder, s.ReorderDelay, s.Duplicate = seg.reorder, seg.reorderDelay, seg.duplicate
 	return s
 }
 
-// MinDelay returns the smallest one-way delay possible for a packet sent at
-// true time now: the base delay in effect plus the current handover step. It
-// is the ground truth a minimum-delay filter tries to find.
+// MinDelay returns the floor of the one-way delay at true time now: the base
+// delay in effect plus the current flap and handover step (queues, periodic
+// waits and jitter excluded). It is the ground truth a minimum-delay filter
+// tries to find.
 func (l *Link) MinDelay(now time.Duration) time.Duration {
-	return l.segmentAt(now).base + l.step(now)
+	seg := l.segmentAt(now)
+	return seg.base + l.flapAt(now) + l.step(seg, now)
+}
+
+// flapAt returns the flap's extra delay at now.
+func (l *Link) flapAt(now time.Duration) time.Duration {
+	if l.flap == nil || l.flap.count(now)%2 == 0 {
+		return 0
+	}
+	return l.spec.Flap.Extra
 }
 
 // InOutage reports whether a packet sent at true time now is dropped by an
@@ -417,12 +569,15 @@ func (l *Link) SendAppend(buf []time.Duration, now time.Duration) []time.Duratio
 		}
 	}
 	var q time.Duration
-	if l.spec.Queue != nil {
-		q = l.queue(now)
+	if seg.queue != nil {
+		q = l.queue(now, seg)
+	}
+	if l.bloat != nil {
+		q += l.bloat.at(now)
 	}
 	jit := seg.jitter.sample(l.jitRNG)
-	held := l.spec.Reorder > 0 && l.reRNG.Float64() < l.spec.Reorder
-	dup := l.spec.Duplicate > 0 && l.dupRNG.Float64() < l.spec.Duplicate
+	held := seg.reorder > 0 && l.reRNG.Float64() < seg.reorder
+	dup := seg.duplicate > 0 && l.dupRNG.Float64() < seg.duplicate
 
 	if l.InOutage(now) {
 		l.stats.OutageDropped++
@@ -432,18 +587,18 @@ func (l *Link) SendAppend(buf []time.Duration, now time.Duration) []time.Duratio
 		l.stats.Lost++
 		return buf
 	}
-	common := now + seg.base + l.step(now) + q
+	common := now + seg.periodic.wait(now) + seg.base + l.flapAt(now) + l.step(seg, now) + q
 	t := common + jit
 	if held {
-		t += l.spec.ReorderDelay
+		t += seg.reorderDelay
 		l.stats.Reordered++
 	}
 	buf = append(buf, t)
 	l.stats.Delivered++
 	if dup {
 		t := common + seg.jitter.sample(l.dupRNG)
-		if l.spec.Reorder > 0 && l.dupRNG.Float64() < l.spec.Reorder {
-			t += l.spec.ReorderDelay
+		if seg.reorder > 0 && l.dupRNG.Float64() < seg.reorder {
+			t += seg.reorderDelay
 			l.stats.Reordered++
 		}
 		buf = append(buf, t)
@@ -469,12 +624,56 @@ func (l *Link) segmentAt(now time.Duration) *linkSegment {
 		i = lo - 1
 		l.seg = i
 	}
-	return &l.segs[i]
+	s := &l.segs[i]
+	if s.ramp > 0 && now < s.start+s.ramp && i > 0 {
+		l.ramp = rampSegment(&l.segs[i-1], s, float64(now-s.start)/float64(s.ramp))
+		return &l.ramp
+	}
+	return s
+}
+
+// rampSegment is the segment a fraction f of the way from a to b: numeric
+// values interpolated, the rest as in b.
+func rampSegment(a, b *linkSegment, f float64) linkSegment {
+	d := func(x, y time.Duration) time.Duration { return x + time.Duration(f*float64(y-x)) }
+	p := func(x, y float64) float64 { return x + f*(y-x) }
+	s := *b
+	s.base = d(a.base, b.base)
+	s.loss = p(a.loss, b.loss)
+	s.reorder = p(a.reorder, b.reorder)
+	s.reorderDelay = d(a.reorderDelay, b.reorderDelay)
+	s.duplicate = p(a.duplicate, b.duplicate)
+	if a.queue != nil || b.queue != nil {
+		qa, qb := QueueSpec{}, QueueSpec{}
+		if a.queue != nil {
+			qa = *a.queue
+		}
+		if b.queue != nil {
+			qb = *b.queue
+		}
+		if b.queue == nil {
+			qb.Tau = qa.Tau
+		}
+		if a.queue == nil {
+			qa.Tau = qb.Tau
+		}
+		s.queue = &QueueSpec{Mean: d(qa.Mean, qb.Mean), StdDev: d(qa.StdDev, qb.StdDev), Tau: d(qa.Tau, qb.Tau)}
+	}
+	if a.jitter.Kind == b.jitter.Kind && a.jitter.Histogram == b.jitter.Histogram {
+		j := b.jitter
+		j.Spread, j.Mean, j.StdDev = d(a.jitter.Spread, j.Spread), d(a.jitter.Mean, j.Mean), d(a.jitter.StdDev, j.StdDev)
+		j.Scale, j.Shape = d(a.jitter.Scale, j.Scale), p(a.jitter.Shape, j.Shape)
+		if a.jitter.Cap > 0 && j.Cap > 0 {
+			j.Cap = d(a.jitter.Cap, j.Cap)
+		}
+		s.jitter = j
+	}
+	return s
 }
 
 // step returns the handover step delay at now.
-func (l *Link) step(now time.Duration) time.Duration {
-	st := l.spec.Steps
+func (l *Link) step(seg *linkSegment, now time.Duration) time.Duration {
+	st := seg.steps
 	if st == nil || st.Max == 0 {
 		return 0
 	}
@@ -486,21 +685,30 @@ func (l *Link) step(now time.Duration) time.Duration {
 	return time.Duration(u * float64(st.Max))
 }
 
-// queue advances the queue process to now and returns its delay.
-func (l *Link) queue(now time.Duration) time.Duration {
+// queue advances the queue process to now, with the parameters of seg, and
+// returns its delay. A queue present from the start starts in its
+// stationary distribution; one switched on by a change starts empty at the
+// change and builds up with its Tau.
+func (l *Link) queue(now time.Duration, seg *linkSegment) time.Duration {
 	z := l.queueRNG.NormFloat64()
+	spec := seg.queue
+	mean, sd, tau := float64(spec.Mean), float64(spec.StdDev), float64(spec.Tau)
+	if seg.queueFrom != math.MinInt64 && (!l.qInit || l.qRun != seg.queueFrom) {
+		l.qInit, l.qRun, l.q, l.qLast = true, seg.queueFrom, 0, seg.queueFrom
+	}
 	switch {
 	case !l.qInit:
 		// Start in the stationary distribution.
 		l.qInit, l.qLast = true, now
-		l.q = l.qMean + l.qStdDev*z
-	case l.qTau == 0:
-		l.q = l.qMean + l.qStdDev*z
+		l.q = mean + sd*z
+	case tau == 0:
+		l.q = mean + sd*z
+		l.qLast = max(l.qLast, now)
 	default:
 		// Exact discretization of the Ornstein–Uhlenbeck process.
 		dt := float64(max(now-l.qLast, 0))
-		a := math.Exp(-dt / l.qTau)
-		l.q = l.qMean + (l.q-l.qMean)*a + l.qStdDev*math.Sqrt(1-a*a)*z
+		a := math.Exp(-dt / tau)
+		l.q = mean + (l.q-mean)*a + sd*math.Sqrt(1-a*a)*z
 		l.qLast = max(l.qLast, now)
 	}
 	return clampDelay(l.q, 0)
@@ -518,6 +726,15 @@ func cloneLinkSpec(s LinkSpec) LinkSpec {
 	if s.Burst != nil {
 		b := *s.Burst
 		s.Burst = &b
+	}
+	if s.Periodic != nil {
+		s.Periodic = ptr(*s.Periodic)
+	}
+	if s.Bloat != nil {
+		s.Bloat = ptr(*s.Bloat)
+	}
+	if s.Flap != nil {
+		s.Flap = ptr(*s.Flap)
 	}
 	return s
 }
