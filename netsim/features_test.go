@@ -121,8 +121,8 @@ func TestChangeRampsAndSets(t *testing.T) {
 		t.Errorf("duplicate 1 from 30s: %d copies", len(a))
 	}
 	// The queue relaxes from 0 toward 30ms with tau 5s.
-	q41 := l.Send(41*time.Second)[0] - 41*time.Second - 50*ms
-	q49 := l.Send(49*time.Second)[0] - 49*time.Second - 50*ms
+	q41 := l.Send(41 * time.Second)[0] - 41*time.Second - 50*ms
+	q49 := l.Send(49 * time.Second)[0] - 49*time.Second - 50*ms
 	if !(q41 > 0 && q41 < q49 && q49 < 30*ms) {
 		t.Errorf("queue set at 40s: %v at 41s, %v at 49s, want rising toward 30ms", q41, q49)
 	}

@@ -32,6 +32,9 @@ type Options struct {
 // Systems returns netclock followed by the seed baselines.
 func Systems() []System { return append([]System{Netclock()}, Baselines()...) }
 
+// AllSystems returns netclock, the seed baselines and the reference filters.
+func AllSystems() []System { return append(Systems(), References()...) }
+
 // Percentiles of |error| in milliseconds.
 type Percentiles struct {
 	P50  float64 `json:"p50"`
@@ -43,6 +46,10 @@ type Percentiles struct {
 // Result is one system's measurements.
 type Result struct {
 	System string `json:"system"`
+	// Kind is "netclock", "seed" or "reference".
+	Kind Kind `json:"kind"`
+	// PingS is the system's request period in seconds (0: once).
+	PingS float64 `json:"ping_s"`
 	// SharedErrorMS: |shared − true server time| over every client frame
 	// after the warm-up.
 	SharedErrorMS Percentiles `json:"shared_error_ms"`
@@ -125,6 +132,7 @@ const (
 	evToClient
 	evServerFrame
 	evClientFrame
+	evClientPing
 )
 
 type event struct {
@@ -203,8 +211,12 @@ func runOne(o Options, sys System) (Result, error) {
 		}
 	})
 	client, server := sys.New(toServer, toClient)
+	pacer, paced := client.(Pacer)
 
 	s.push(0, evClientFrame, Msg{})
+	if paced {
+		s.push(0, evClientPing, Msg{})
+	}
 	s.push(sc.TrueTimeAfter(0, 0), evServerFrame, Msg{})
 	serverFrames := time.Duration(0)
 
@@ -216,11 +228,25 @@ func runOne(o Options, sys System) (Result, error) {
 			break
 		}
 		s.now = ev.at
+		if until, asleep := cc.SuspendedUntil(s.now); asleep {
+			// The client sleeps: what arrives for it is lost, its
+			// frames and timers run again when it wakes.
+			switch ev.kind {
+			case evToClient:
+				continue
+			case evClientFrame, evClientPing:
+				s.push(until, ev.kind, ev.msg)
+				continue
+			}
+		}
 		switch ev.kind {
 		case evToServer:
 			server.Receive(ev.msg, sc.Read(s.now))
 		case evToClient:
 			client.Receive(ev.msg, cc.Read(s.now))
+		case evClientPing:
+			next := pacer.Ping(cc.Read(s.now))
+			s.push(s.now+max(next, time.Microsecond), evClientPing, Msg{})
 		case evServerFrame:
 			server.Frame(sc.Read(s.now))
 			serverFrames += ServerFrame
@@ -241,6 +267,7 @@ func runOne(o Options, sys System) (Result, error) {
 		}
 	}
 	r := m.result(sys.Name)
+	r.Kind, r.PingS = sys.Kind, sys.Ping.Seconds()
 	if rs, ok := client.(Resetter); ok {
 		r.Resets = rs.Resets()
 	}
@@ -263,8 +290,12 @@ type meter struct {
 	trace                   []TracePoint
 }
 
+// maxPrealloc caps the per-frame buffers preallocated for a run (about an
+// hour of 60 Hz frames); longer runs grow them as they go.
+const maxPrealloc = 1 << 18
+
 func newMeter(o Options) *meter {
-	n := int(o.Duration / (16 * time.Millisecond))
+	n := int(min(o.Duration/(16*time.Millisecond), maxPrealloc))
 	return &meter{o: o, errs: make([]float64, 0, n), rates: make([]float64, 0, n)}
 }
 
