@@ -21,7 +21,8 @@ func TestJSONOutput(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out.String())
 	}
-	if rep.Profile != "fiber" || rep.Seed != 3 || rep.DurationS != 30 || len(rep.Results) != 8 || rep.Results[0].System != "netclock" {
+	if rep.Profile != "fiber" || rep.Seed != 3 || rep.DurationS != 30 || len(rep.Results) != 13 || rep.Results[0].System != "netclock" ||
+		rep.Results[1].Kind != harness.KindSeed || rep.Results[12].Kind != harness.KindReference {
 		t.Errorf("report %+v", rep)
 	}
 }
@@ -41,7 +42,7 @@ func TestTableAndProfileFile(t *testing.T) {
 	if err := run([]string{"-profile", file, "-duration", "20s"}, &out); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"profile my-lan", "netclock", "ngo", "p99 ms"} {
+	for _, want := range []string{"profile my-lan", "netclock", "ngo", "p99 ms", "kind", "reference", "ref-chrony"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}
@@ -85,5 +86,61 @@ func TestErrors(t *testing.T) {
 		if err := run(args, &bytes.Buffer{}); err == nil {
 			t.Errorf("run(%q) = nil, want an error", args)
 		}
+	}
+}
+
+func TestSystemsAndPings(t *testing.T) {
+	var out bytes.Buffer
+	if err := run([]string{"-profile", "lan", "-duration", "20s", "-json", "-systems", "refs", "-ping", "50ms", "-pings", "ref-ntp=1s"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	var rep harness.Report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Results) != 6 || rep.Results[0].Kind != harness.KindNetclock {
+		t.Fatalf("results %+v", rep.Results)
+	}
+	for _, r := range rep.Results {
+		want := 0.05
+		if r.System == "ref-ntp" {
+			want = 1
+		}
+		if r.Kind != harness.KindNetclock && r.Kind != harness.KindReference || r.PingS != want {
+			t.Errorf("%s: kind %s, ping %v s, want %v", r.System, r.Kind, r.PingS, want)
+		}
+	}
+	out.Reset()
+	if err := run([]string{"-profile", "random:7", "-seed", "2", "-duration", "20s", "-systems", "netclock,simpson"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"profile random-7, seed 2", "scenario: rtt", "simpson"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestSuite(t *testing.T) {
+	var out bytes.Buffer
+	if err := run([]string{"-suite", "3", "-seeds", "2", "-duration", "30s", "-worst", "2"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"suite: 3 scenarios (random:1..random:3), run seeds 1..2", "p99 / best seed's p99",
+		"p99 / best reference's p99", "bound coverage, all scenarios: median", "worst scenarios", "-profile random:", "lowest bound coverage"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("suite output lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if err := run([]string{"-suite", "2", "-seeds", "1", "-duration", "30s", "-json", "-first", "5"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	var rep harness.SuiteReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out.String())
+	}
+	if rep.Scenarios != 2 || rep.First != 5 || len(rep.Results) != 2 || rep.Results[1].Scenario != 6 || rep.VsRef == nil {
+		t.Errorf("suite JSON %+v", rep)
 	}
 }

@@ -14,10 +14,10 @@ const (
 	BurstPings    = 10                     // pings at connect
 	BurstInterval = 20 * time.Millisecond  // between the connect burst's pings
 	PingInterval  = 100 * time.Millisecond // steady state: 10 Hz
-	TickRate     = 60
-	kindPing     = 1
-	kindPong     = 2
-	netclockName = "netclock"
+	TickRate      = 60
+	kindPing      = 1
+	kindPong      = 2
+	netclockName  = "netclock"
 )
 
 // Netclock returns netclock's own system: the clocksync estimator feeding

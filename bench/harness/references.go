@@ -2,6 +2,7 @@ package harness
 
 import (
 	"math"
+	"slices"
 	"time"
 )
 
@@ -82,7 +83,11 @@ type refClient struct {
 
 	win     []refSample // win[head:] is the window, oldest first
 	head    int
-	scratch []float64
+	weights []float64
+	// The window's offsets (relative to base0) and RTTs, kept sorted for
+	// the filters that take medians.
+	sortedOff, sortedRTT []float64
+	base0                time.Duration
 
 	have bool
 	// The estimate: off0 + slope·(now − t0) (slope 0 for the constant
@@ -114,8 +119,14 @@ func (c *refClient) Receive(m Msg, now time.Duration) {
 	}
 	// The NTP offset ((T2−T1) + (T3−T4))/2.
 	off := ((m.T2 - m.T1) + (m.T3 - now)) / 2
-	c.win = append(c.win, refSample{at: now, off: off, rtt: rtt})
+	if len(c.win) == 0 {
+		c.base0 = off
+	}
+	add := refSample{at: now, off: off, rtt: rtt}
+	c.win = append(c.win, add)
+	c.sorted(add, insertSorted)
 	for c.head < len(c.win) && c.win[c.head].at < now-RefWindow {
+		c.sorted(c.win[c.head], removeSorted)
 		c.head++
 	}
 	if c.head > 0 && c.head >= len(c.win)/2 {
@@ -135,24 +146,20 @@ func (c *refClient) estimate(now time.Duration) {
 	base := w[0].off // offsets relative to it, to keep floats exact
 	switch c.kind {
 	case refMedian:
-		c.scratch = c.scratch[:0]
-		for _, s := range w {
-			c.scratch = append(c.scratch, float64(s.off-base))
-		}
-		c.off0 = base + time.Duration(math.Round(median(c.scratch)))
+		c.off0 = c.base0 + time.Duration(math.Round(medianSorted(c.sortedOff)))
 	case refSimpson:
-		c.scratch = c.scratch[:0]
-		var sum, sum2 float64
+		var sum float64
 		for _, s := range w {
-			r := float64(s.rtt)
-			c.scratch = append(c.scratch, r)
-			sum += r
-			sum2 += r * r
+			sum += float64(s.rtt)
 		}
 		n := float64(len(w))
 		mean := sum / n
-		sd := math.Sqrt(max(sum2/n-mean*mean, 0))
-		limit := median(c.scratch) + sd
+		var ss float64
+		for _, s := range w {
+			d := float64(s.rtt) - mean
+			ss += d * d
+		}
+		limit := medianSorted(c.sortedRTT) + math.Sqrt(ss/n)
 		var acc float64
 		k := 0
 		for _, s := range w {
@@ -172,39 +179,38 @@ func (c *refClient) estimate(now time.Duration) {
 		}
 		c.off0 = b.off
 	case refDriftMean:
-		c.fit(w, base, now, func(refSample) float64 { return 1 })
+		c.weights = c.weights[:0]
+		for range w {
+			c.weights = append(c.weights, 1)
+		}
+		c.fit(w, base, now)
 	case refChrony:
-		minRTT := w[0].rtt
+		minRTT := c.sortedRTT[0]
+		scale := max(medianSorted(c.sortedRTT)-minRTT, 1e3) // at least 1 µs
+		c.weights = c.weights[:0]
 		for _, s := range w {
-			minRTT = min(minRTT, s.rtt)
+			e := (float64(s.rtt) - minRTT) / scale
+			c.weights = append(c.weights, 1/(1+e*e))
 		}
-		c.scratch = c.scratch[:0]
-		for _, s := range w {
-			c.scratch = append(c.scratch, float64(s.rtt-minRTT))
-		}
-		scale := max(median(c.scratch), 1e3) // at least 1 µs
-		c.fit(w, base, now, func(s refSample) float64 {
-			e := float64(s.rtt-minRTT) / scale
-			return 1 / (1 + e*e)
-		})
+		c.fit(w, base, now)
 	}
 }
 
-// fit sets the estimate to a weighted least-squares line of offset over
-// time through w, read at now. With a single distinct time it is the
-// weighted mean.
-func (c *refClient) fit(w []refSample, base, now time.Duration, weight func(refSample) float64) {
+// fit sets the estimate to a least-squares line of offset over time through
+// w, weighted by c.weights, read at now. With a single distinct time it is
+// the weighted mean.
+func (c *refClient) fit(w []refSample, base, now time.Duration) {
 	var sw, sx, sy float64
-	for _, s := range w {
-		k := weight(s)
+	for i, s := range w {
+		k := c.weights[i]
 		sw += k
 		sx += k * float64(s.at-now)
 		sy += k * float64(s.off-base)
 	}
 	mx, my := sx/sw, sy/sw
 	var sxx, sxy float64
-	for _, s := range w {
-		k := weight(s)
+	for i, s := range w {
+		k := c.weights[i]
 		dx := float64(s.at-now) - mx
 		sxx += k * dx * dx
 		sxy += k * dx * (float64(s.off-base) - my)
@@ -225,6 +231,29 @@ func (c *refClient) Shared(now time.Duration) time.Duration {
 }
 
 func (c *refClient) Bound(time.Duration) (time.Duration, bool) { return 0, false }
+
+// sorted applies op to the sorted windows the filter uses.
+func (c *refClient) sorted(s refSample, op func([]float64, float64) []float64) {
+	switch c.kind {
+	case refMedian:
+		c.sortedOff = op(c.sortedOff, float64(s.off-c.base0))
+	case refSimpson, refChrony:
+		c.sortedRTT = op(c.sortedRTT, float64(s.rtt))
+	}
+}
+
+func insertSorted(v []float64, x float64) []float64 {
+	i, _ := slices.BinarySearch(v, x)
+	return slices.Insert(v, i, x)
+}
+
+func removeSorted(v []float64, x float64) []float64 {
+	i, found := slices.BinarySearch(v, x)
+	if !found {
+		panic("harness: reference window out of sync")
+	}
+	return slices.Delete(v, i, i+1)
+}
 
 // median returns the median of v (the mean of the two middle values for an
 // even length), reordering v. Quickselect: linear on average.

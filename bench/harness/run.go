@@ -2,11 +2,9 @@ package harness
 
 import (
 	"cmp"
-	"container/heap"
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/netclock/netclock/netsim"
@@ -142,10 +140,11 @@ type event struct {
 	msg  Msg
 }
 
+// eventQueue is a binary min-heap of events, typed (container/heap would
+// box every event in an interface: an allocation per message).
 type eventQueue []event
 
-func (q eventQueue) Len() int { return len(q) }
-func (q eventQueue) Less(i, j int) bool {
+func (q eventQueue) less(i, j int) bool {
 	if c := cmp.Compare(q[i].at, q[j].at); c != 0 {
 		return c < 0
 	}
@@ -154,13 +153,42 @@ func (q eventQueue) Less(i, j int) bool {
 	}
 	return q[i].seq < q[j].seq
 }
-func (q eventQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *eventQueue) Push(x any)   { *q = append(*q, x.(event)) }
-func (q *eventQueue) Pop() any {
-	old := *q
-	x := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return x
+
+func (q *eventQueue) push(e event) {
+	*q = append(*q, e)
+	h := *q
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (q *eventQueue) pop() event {
+	h := *q
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < n && h.less(l, m) {
+			m = l
+		}
+		if r := l + 1; r < n && h.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	*q = h
+	return top
 }
 
 // sim is one system's run.
@@ -177,7 +205,7 @@ type sim struct {
 
 func (s *sim) push(at time.Duration, kind int, m Msg) {
 	s.seq++
-	heap.Push(&s.q, event{at: at, kind: kind, seq: s.seq, msg: m})
+	s.q.push(event{at: at, kind: kind, seq: s.seq, msg: m})
 }
 
 type linkFunc func(Msg)
@@ -222,8 +250,8 @@ func runOne(o Options, sys System) (Result, error) {
 
 	m := newMeter(o)
 	lastClient := cc.Read(0)
-	for s.q.Len() > 0 {
-		ev := heap.Pop(&s.q).(event)
+	for len(s.q) > 0 {
+		ev := s.q.pop()
 		if ev.at > o.Duration {
 			break
 		}
@@ -346,11 +374,9 @@ func (m *meter) frame(t, e, tl, bound time.Duration, hasBound bool) {
 
 func (m *meter) result(name string) Result {
 	r := Result{System: name, Trace: m.trace}
-	slices.Sort(m.errs)
-	r.SharedErrorMS = Percentiles{P50: quantile(m.errs, 0.5), P99: quantile(m.errs, 0.99),
-		P999: quantile(m.errs, 0.999), Max: quantile(m.errs, 1)}
-	slices.Sort(m.rates)
-	r.RateP99PPM = quantile(m.rates, 0.99)
+	r.SharedErrorMS = Percentiles{P50: selectQuantile(m.errs, 0.5), P99: selectQuantile(m.errs, 0.99),
+		P999: selectQuantile(m.errs, 0.999), Max: selectQuantile(m.errs, 1)}
+	r.RateP99PPM = selectQuantile(m.rates, 0.99)
 	if after := m.o.Duration - m.o.Warmup; after > 0 {
 		r.ReversalsPerMin = float64(m.reversals) / after.Minutes()
 	}
@@ -367,6 +393,16 @@ func (m *meter) result(name string) Result {
 		r.BoundCoverage = &c
 	}
 	return r
+}
+
+// selectQuantile is quantile on unsorted v, which it reorders: a linear
+// selection instead of a sort.
+func selectQuantile(v []float64, q float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(q*float64(len(v)))) - 1
+	return nth(v, max(0, min(len(v)-1, i)))
 }
 
 // quantile returns the q-quantile of sorted v (nearest rank); 0 if empty.
