@@ -9,6 +9,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -589,6 +590,9 @@ func (c *Change) UnmarshalJSON(b []byte) error {
 // where the problem is: a line and column for syntax errors, a key path for
 // everything else.
 func decodeStrict(data []byte, v any) error {
+	if err := checkDuplicates(data); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
@@ -612,7 +616,113 @@ func decodeStrict(data []byte, v any) error {
 	if e := explain(data, reflect.TypeOf(v).Elem()); e != nil {
 		return e
 	}
-	return err
+	// Never show encoding/json's own message: it names Go types.
+	var ute *json.UnmarshalTypeError
+	if errors.As(err, &ute) {
+		where := ute.Field
+		if where == "" {
+			where = "top level"
+		}
+		return fmt.Errorf("%s: cannot use JSON %s here, want %s", where, ute.Value, kindName(ute.Type))
+	}
+	var he interface{ Unwrap() error }
+	if errors.As(err, &he) && he.Unwrap() != nil {
+		return fmt.Errorf("invalid value: %v", he.Unwrap())
+	}
+	return errors.New("invalid profile JSON")
+}
+
+// kindName says in JSON terms what a Go type wants.
+func kindName(t reflect.Type) string {
+	if t == nil {
+		return "another value"
+	}
+	switch t.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "a whole number"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number >= 0"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map, reflect.Pointer:
+		return "an object"
+	}
+	return "another value"
+}
+
+// checkDuplicates reports the first object key that appears twice in the
+// same object, also differing only in case (encoding/json would let the
+// last one win silently). Syntax errors are left to the decoder.
+func checkDuplicates(data []byte) error {
+	type frame struct {
+		obj     bool
+		keys    map[string]bool
+		path    string
+		key     string
+		idx     int
+		wantKey bool
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var stack []*frame
+	done := func() { // a value of the top frame is complete
+		if n := len(stack); n > 0 {
+			if f := stack[n-1]; f.obj {
+				f.wantKey = true
+			} else {
+				f.idx++
+			}
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		var top *frame
+		if n := len(stack); n > 0 {
+			top = stack[n-1]
+		}
+		if top != nil && top.obj && top.wantKey {
+			if k, ok := tok.(string); ok {
+				lk := strings.ToLower(k)
+				if top.keys[lk] {
+					where := top.path
+					if where == "" {
+						where = "top level"
+					}
+					return fmt.Errorf("%s: duplicate key %q (keys are matched without regard to case)", where, k)
+				}
+				top.keys[lk], top.key, top.wantKey = true, k, false
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			path := ""
+			switch {
+			case top == nil:
+			case top.obj:
+				path = join(top.path, top.key)
+			default:
+				path = fmt.Sprintf("%s[%d]", top.path, top.idx)
+			}
+			f := &frame{obj: tok == json.Delim('{'), path: path}
+			if f.obj {
+				f.keys, f.wantKey = map[string]bool{}, true
+			}
+			stack = append(stack, f)
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			done()
+		default:
+			done()
+		}
+	}
 }
 
 // lineCol turns a byte offset into "line L, column C" (1-based).
@@ -694,8 +804,20 @@ func walk(v any, t reflect.Type, path string) error {
 			}
 		}
 	case reflect.Float64:
-		if _, ok := v.(json.Number); !ok {
+		n, ok := v.(json.Number)
+		if !ok {
 			return fmt.Errorf("%s: want a number, got %s", where, jsonKind(v))
+		}
+		if _, err := strconv.ParseFloat(n.String(), 64); err != nil {
+			return fmt.Errorf("%s: number %s is out of range", where, n)
+		}
+	case reflect.Uint64:
+		n, ok := v.(json.Number)
+		if !ok {
+			return fmt.Errorf("%s: want a whole number >= 0, got %s", where, jsonKind(v))
+		}
+		if _, err := strconv.ParseUint(n.String(), 10, 64); err != nil {
+			return fmt.Errorf("%s: want a whole number in [0, 2^64), got %s", where, n)
 		}
 	case reflect.String:
 		if _, ok := v.(string); !ok {

@@ -77,14 +77,53 @@ func TestPlots(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	for _, args := range [][]string{
-		{"-profile", "no-such-profile"},
-		{"-profile", "missing.json"},
-		{"-duration", "1s", "-warmup", "2s"},
-		{"-bogus"},
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-profile", "no-such-profile"}, "unknown profile"},
+		{[]string{"-profile", "missing.json"}, "no such file"},
+		{[]string{"-duration", "1s", "-warmup", "2s"}, "-warmup 2s must be in [0, -duration 1s)"},
+		{[]string{"-bogus"}, "not defined"},
+		{[]string{"-duration", "1000000h"}, "longer than the maximum 24h0m0s"},
+		{[]string{"-duration", "0"}, "-duration must be positive"},
+		{[]string{"-duration", "-5s"}, "-duration must be positive"},
+		{[]string{"-seed", "0"}, "-seed must be at least 1"},
+		{[]string{"-ping", "0s"}, "-ping must be positive"},
+		{[]string{"-suite", "-1"}, "-suite must be a number of scenarios"},
+		{[]string{"-suite", "2", "-seeds", "0"}, "-seeds must be in [1, 1000]"},
+		{[]string{"-systems", "netclock,chronyd"}, `unknown system "chronyd"`},
+		{[]string{"-pings", "simpson"}, "want name=period"},
+		{[]string{"-systems", "refs", "-pings", "simpson=1s"}, `system "simpson" is not running`},
+		{[]string{"-profile", "random:0"}, "scenario S >= 1"},
+		{[]string{"-profile", "fiber", "extra"}, "unexpected arguments"},
 	} {
-		if err := run(args, &bytes.Buffer{}); err == nil {
-			t.Errorf("run(%q) = nil, want an error", args)
+		err := run(tc.args, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("run(%q) = %v, want an error containing %q", tc.args, err, tc.want)
+		}
+	}
+	// A profile file with a 1ns frame interval, duplicate keys or a wrong
+	// type is rejected with a message in JSON terms.
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"frames.json": `{"name": "x", "frames": {"interval": "1ns"}}`,
+		"dup.json":    `{"name": "x", "up": {"base": "1ms", "base": "2ms"}}`,
+		"type.json":   `{"name": "x", "client": {"wander": {"seed": "three"}}}`,
+	} {
+		file := filepath.Join(dir, name)
+		if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := run([]string{"-profile", file, "-duration", "1s", "-warmup", "0s"}, &bytes.Buffer{})
+		if err == nil {
+			t.Errorf("%s accepted", name)
+			continue
+		}
+		for _, leak := range []string{"Go ", "netsim.", "JSON.", "struct", "uint64"} {
+			if strings.Contains(err.Error(), leak) {
+				t.Errorf("%s: error %q names Go internals", name, err)
+			}
 		}
 	}
 }

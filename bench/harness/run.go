@@ -10,6 +10,16 @@ import (
 	"github.com/netclock/netclock/netsim"
 )
 
+// Limits of a Run: it keeps every client frame's error in memory (16 bytes
+// a frame).
+const (
+	// MaxDuration is the longest run.
+	MaxDuration = 24 * time.Hour
+	// MaxFrames is the most client frames a run may have (2^23: 39 hours
+	// at 60 Hz, 2.3 hours at the 1000 Hz limit of netsim).
+	MaxFrames = 1 << 23
+)
+
 // Options configure a Run.
 type Options struct {
 	// Profile is the network and clocks to simulate.
@@ -104,9 +114,17 @@ func Run(o Options) (Report, error) {
 	if o.Systems == nil {
 		o.Systems = Systems()
 	}
+	frame := o.Profile.Frames.Interval
+	if frame <= 0 {
+		frame = netsim.DefaultFrameInterval
+	}
 	switch {
 	case o.Duration < 0 || o.Warmup < 0:
 		return Report{}, errors.New("harness: negative duration or warm-up")
+	case o.Duration > MaxDuration:
+		return Report{}, fmt.Errorf("harness: duration %v is longer than the maximum %v", o.Duration, MaxDuration)
+	case o.Duration/frame > MaxFrames:
+		return Report{}, fmt.Errorf("harness: %v of %v frames is more than %d frames: shorten the run", o.Duration, frame, MaxFrames)
 	case o.Warmup >= o.Duration:
 		return Report{}, fmt.Errorf("harness: warm-up %v is not shorter than the run %v", o.Warmup, o.Duration)
 	}

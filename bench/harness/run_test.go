@@ -106,10 +106,16 @@ func TestRunRejectsBadOptions(t *testing.T) {
 		"warm-up too long": {Profile: profile(t, "fiber"), Duration: time.Second, Warmup: 2 * time.Second},
 		"negative":         {Profile: profile(t, "fiber"), Duration: -time.Second},
 		"invalid profile":  {Profile: bad},
+		"too long":         {Profile: profile(t, "fiber"), Duration: 1000000 * time.Hour},
 	} {
 		if _, err := Run(o); err == nil {
 			t.Errorf("%s: no error", name)
 		}
+	}
+	fast := profile(t, "fiber")
+	fast.Frames.Interval = time.Millisecond
+	if _, err := Run(Options{Profile: fast, Duration: 3 * time.Hour}); err == nil {
+		t.Error("10.8M frames accepted")
 	}
 }
 
