@@ -698,7 +698,9 @@ const (
 )
 
 func newNGOEvery(period time.Duration, toServer, toClient Link) (Client, Server) {
-	ticks := max(1, int64(math.Round(period.Seconds()*ngoTickRate)))
+	// The documented sync period is ngoSyncTicks per ngoPingPeriod (one a
+	// second); another ping period scales it, in whole ticks.
+	ticks := max(1, int64(math.Round(float64(ngoSyncTicks)*period.Seconds()/ngoPingPeriod.Seconds())))
 	return &ngoClient{to: toServer, ping: blTimer{period: period}, rtt: ngoInitialRTT},
 		&ngoServer{to: toClient, every: ticks}
 }
