@@ -134,6 +134,13 @@
 //	clock-slew         fiber; client clock slews +500ppm from 60s to 180s
 //	drift-500ppm       broadband; client drift 500ppm
 //
+// # Random scenarios
+//
+// RandomProfile(seed) draws a realistic scenario from a documented
+// distribution (see its doc comment): every feature above, combined at
+// random, with events placed in a 20-minute run (RandomHorizon). The
+// accuracy command's suite runs hundreds of them.
+//
 // # JSON format
 //
 // A profile file is one JSON object (ParseProfile, LoadProfile). Keys are
