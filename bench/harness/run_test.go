@@ -3,6 +3,7 @@ package harness
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -84,7 +85,7 @@ func TestReportJSONShape(t *testing.T) {
 	}
 	for _, r := range results {
 		r := r.(map[string]any)
-		if diff := cmp.Diff([]string{"system", "shared_error_ms", "converge_s", "resets", "bound_coverage",
+		if diff := cmp.Diff([]string{"system", "kind", "ping_s", "shared_error_ms", "converge_s", "resets", "bound_coverage",
 			"rate_p99_ppm", "reversals_per_min"}, keys(r), sorted); diff != "" {
 			t.Errorf("%v keys (-want +got):\n%s", r["system"], diff)
 		}
@@ -105,16 +106,24 @@ func TestRunRejectsBadOptions(t *testing.T) {
 		"warm-up too long": {Profile: profile(t, "fiber"), Duration: time.Second, Warmup: 2 * time.Second},
 		"negative":         {Profile: profile(t, "fiber"), Duration: -time.Second},
 		"invalid profile":  {Profile: bad},
+		"too long":         {Profile: profile(t, "fiber"), Duration: 1000000 * time.Hour},
 	} {
 		if _, err := Run(o); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
+	fast := profile(t, "fiber")
+	fast.Frames.Interval = time.Millisecond
+	if _, err := Run(Options{Profile: fast, Duration: 3 * time.Hour}); err == nil {
+		t.Error("10.8M frames accepted")
+	}
 }
 
 // TestAccuracyTargets pins the accuracy the issue asks of netclock on the
-// harness, each against the best seed system in the same run. The runs are
-// in virtual time: deterministic, independent of the machine.
+// harness, each against the best seed system in the same run, as the median
+// over seeds 1-5 (single runs of three minutes are noisy: the connect
+// transient sets p99). The runs are in virtual time: deterministic,
+// independent of the machine.
 func TestAccuracyTargets(t *testing.T) {
 	tests := []struct {
 		profile          string
@@ -136,40 +145,61 @@ func TestAccuracyTargets(t *testing.T) {
 		{profile: "outage-10s", p99: 0.5, thirdOfBestSeed: true, minBoundCoverage: 0.99},
 		{profile: "drift-500ppm", thirdOfBestSeed: true, minBoundCoverage: 0.99},
 	}
+	med := func(v []float64) float64 {
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
 	for _, tc := range tests {
 		t.Run(tc.profile, func(t *testing.T) {
-			rep, err := Run(Options{Profile: profile(t, tc.profile), Duration: 3 * time.Minute})
-			if err != nil {
-				t.Fatal(err)
-			}
-			nc, seeds := rep.Results[0], rep.Results[1:]
-			e := nc.SharedErrorMS
-			if tc.p50 > 0 && e.P50 > tc.p50 {
-				t.Errorf("p50 %.3f ms, want <= %v", e.P50, tc.p50)
-			}
-			if tc.p99 > 0 && e.P99 > tc.p99 {
-				t.Errorf("p99 %.3f ms, want <= %v", e.P99, tc.p99)
-			}
-			if tc.convergeS > 0 && (nc.ConvergeS == nil || *nc.ConvergeS > tc.convergeS) {
-				t.Errorf("converged at %v s, want <= %v", nc.ConvergeS, tc.convergeS)
-			}
-			if tc.thirdOfBestSeed {
+			t.Parallel()
+			var p50, p99, ratio, conv, cov, rate []float64
+			resets := 0
+			for seed := uint64(1); seed <= 5; seed++ {
+				rep, err := Run(Options{Profile: profile(t, tc.profile), Seed: seed, Duration: 3 * time.Minute})
+				if err != nil {
+					t.Fatal(err)
+				}
+				nc, seeds := rep.Results[0], rep.Results[1:]
 				best := math.Inf(1)
 				for _, s := range seeds {
 					best = min(best, s.SharedErrorMS.P99)
 				}
-				if e.P99 > best/3 {
-					t.Errorf("p99 %.3f ms, more than a third of the best seed's %.3f ms", e.P99, best)
+				p50 = append(p50, nc.SharedErrorMS.P50)
+				p99 = append(p99, nc.SharedErrorMS.P99)
+				ratio = append(ratio, nc.SharedErrorMS.P99/best)
+				c := math.Inf(1)
+				if nc.ConvergeS != nil {
+					c = *nc.ConvergeS
 				}
+				conv = append(conv, c)
+				k := 0.0
+				if nc.BoundCoverage != nil {
+					k = *nc.BoundCoverage
+				}
+				cov = append(cov, k)
+				rate = append(rate, nc.RateP99PPM)
+				resets += nc.Resets
 			}
-			if nc.BoundCoverage == nil || *nc.BoundCoverage < tc.minBoundCoverage {
-				t.Errorf("bound coverage %v, want >= %v", nc.BoundCoverage, tc.minBoundCoverage)
+			if m := med(p50); tc.p50 > 0 && m > tc.p50 {
+				t.Errorf("median p50 %.3f ms, want <= %v", m, tc.p50)
 			}
-			if nc.Resets != 0 {
-				t.Errorf("%d hard resets in steady state", nc.Resets)
+			if m := med(p99); tc.p99 > 0 && m > tc.p99 {
+				t.Errorf("median p99 %.3f ms, want <= %v", m, tc.p99)
 			}
-			if !tc.stepped && nc.RateP99PPM > 5000 {
-				t.Errorf("tick rate p99 off by %.0f ppm, want within ±0.5%%", nc.RateP99PPM)
+			if m := med(conv); tc.convergeS > 0 && m > tc.convergeS {
+				t.Errorf("median convergence %v s, want <= %v", m, tc.convergeS)
+			}
+			if m := med(ratio); tc.thirdOfBestSeed && m > 1.0/3 {
+				t.Errorf("median p99 %.2f of the best seed's, want <= 1/3 (per seed %.2f)", m, ratio)
+			}
+			if m := med(cov); m < tc.minBoundCoverage {
+				t.Errorf("median bound coverage %v, want >= %v", m, tc.minBoundCoverage)
+			}
+			if resets != 0 {
+				t.Errorf("%d hard resets in steady state over 5 seeds", resets)
+			}
+			if m := med(rate); !tc.stepped && m > 5000 {
+				t.Errorf("median tick rate p99 off by %.0f ppm, want within ±0.5%%", m)
 			}
 		})
 	}
