@@ -3,6 +3,7 @@ package netsim
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"time"
 )
@@ -29,9 +30,13 @@ const (
 // The reading at true time t is
 //
 //	t + Offset + Σ{Jump.By : Jump.At <= t}
-//	  + round((DriftPPM*t + Σ Slew.PPM*(clamp(t, Slew.From, Slew.To) - Slew.From)) / 1e6)
+//	  + round((DriftPPM*t + Σ Slew.PPM*(clamp(t, Slew.From, Slew.To) - Slew.From) + W(t)) / 1e6)
 //
-// computed in integer nanoseconds except for the rounded rate term.
+// computed in integer nanoseconds except for the rounded rate term, where
+// W(t) is the integral of the Wander random walk (0 without one). During a
+// Suspend the clock stops (t and the rate term stand still, as Linux's
+// CLOCK_MONOTONIC does while the machine sleeps) and it resumes from where
+// it stopped: the reading loses the suspended time.
 type ClockSpec struct {
 	// Offset is the local reading minus true time at true time 0. It may be
 	// negative. Default 0.
@@ -49,28 +54,24 @@ type ClockSpec struct {
 	// Slews are temporary extra rate changes (NTP or chrony slewing a
 	// correction in). They may overlap; their rates add up.
 	Slews []Slew
+
+	// Suspends are intervals during which the machine sleeps: the clock
+	// stops, and (in the harness) the client's frames and pings stop and
+	// what arrives for it is lost. They must not overlap. Only the client
+	// may suspend.
+	Suspends []Suspend
+
+	// Wander, if set, makes the frequency error a random walk around
+	// DriftPPM (temperature, ageing). Default none.
+	Wander *Wander
 }
 
-// Jump steps a clock's reading by By at true time At: from At on, the clock
-// reads By more than it would have.
-type Jump struct {
-	// At is the true time of the step.
+// Suspend stops a clock during the true-time window [At, At+For).
+type Suspend struct {
+	// At is the true time the machine goes to sleep.
 	At time.Duration
-	// By is the size of the step; negative steps the clock back.
-	By time.Duration
-}
-
-// Slew changes a clock's rate by PPM parts per million during the true-time
-// window [From, To). The clock gains PPM*(To-From)/1e6 over the window and keeps
-// that gain afterwards. 500 ppm is the largest slew rate of ntpd and the Linux
-// kernel.
-type Slew struct {
-	// From is the true time the slew starts.
-	From time.Duration
-	// To is the true time the slew ends; it must be after From.
-	To time.Duration
-	// PPM is the extra rate in parts per million; negative slows the clock.
-	PPM float64
+	// For is how long it sleeps; it must be positive.
+	For time.Duration
 }
 
 // Validate reports whether s is usable: finite rates, |DriftPPM| + Σ|PPM| <=
@@ -119,18 +120,51 @@ func (s ClockSpec) validate(v *validator, path string) {
 			v.addf(p, "to (%v) must be after from (%v)", sl.To, sl.From)
 		}
 	}
+	if w := s.Wander; w != nil {
+		if math.IsNaN(w.PPMPerMinute) || w.PPMPerMinute < 0 || w.PPMPerMinute > MaxPPM {
+			v.addf(path+".wander.ppmPerMinute", "must be in [0, %d], got %v", MaxPPM, w.PPMPerMinute)
+		}
+		if w.Step != 0 && (w.Step < 10*time.Millisecond || w.Step > time.Hour) {
+			v.addf(path+".wander.step", "must be 0 (1s) or in [10ms, 1h], got %v", w.Step)
+		}
+		if math.IsNaN(w.LimitPPM) || math.IsInf(w.LimitPPM, 0) || w.LimitPPM < 0 {
+			v.addf(path+".wander.limitPPM", "must be a finite number >= 0, got %v", w.LimitPPM)
+		} else if ppm <= MaxPPM {
+			ppm += w.limit()
+		}
+	}
 	if ppm > MaxPPM {
-		v.addf(path, "|driftPPM| + Σ|slews[].ppm| must be at most %d, got %v", MaxPPM, ppm)
+		v.addf(path, "|driftPPM| + Σ|slews[].ppm| + wander.limitPPM must be at most %d, got %v", MaxPPM, ppm)
+	}
+	sus := slices.Clone(s.Suspends)
+	slices.SortFunc(sus, func(a, b Suspend) int { return cmpDur(a.At, b.At) })
+	for i, su := range s.Suspends {
+		p := fmt.Sprintf("%s.suspends[%d]", path, i)
+		if su.At < 0 || su.At > MaxTime/2 {
+			v.addf(p+".at", "must be within [0, %v], got %v", MaxTime/2, su.At)
+		}
+		if su.For <= 0 || su.For > MaxTime/2 {
+			v.addf(p+".for", "must be positive and at most %v, got %v", MaxTime/2, su.For)
+		}
+	}
+	for i := 1; i < len(sus); i++ {
+		if sus[i].At < sus[i-1].At+sus[i-1].For {
+			v.addf(path+".suspends", "must not overlap: one at %v during the one at %v", sus[i].At, sus[i-1].At)
+			break
+		}
 	}
 }
 
 // Clock is a model clock built from a ClockSpec. It is immutable and safe for
 // concurrent use.
 type Clock struct {
-	spec   ClockSpec
-	jumps  []Jump          // sorted by At
-	slews  []Slew          // as given
-	breaks []time.Duration // sorted unique jump and slew boundaries
+	spec     ClockSpec
+	jumps    []Jump          // sorted by At
+	slews    []Slew          // as given
+	suspends []Suspend       // sorted by At
+	breaks   []time.Duration // sorted unique jump, slew and suspend boundaries
+
+	wander *wanderWalk // nil without Wander
 }
 
 // NewClock validates spec and builds its clock.
@@ -142,11 +176,22 @@ func NewClock(spec ClockSpec) (*Clock, error) {
 	c.jumps = slices.Clone(spec.Jumps)
 	slices.SortStableFunc(c.jumps, func(a, b Jump) int { return cmpDur(a.At, b.At) })
 	c.slews = slices.Clone(spec.Slews)
+	c.suspends = slices.Clone(spec.Suspends)
+	slices.SortFunc(c.suspends, func(a, b Suspend) int { return cmpDur(a.At, b.At) })
 	for _, j := range c.jumps {
 		c.breaks = append(c.breaks, j.At)
 	}
 	for _, s := range c.slews {
 		c.breaks = append(c.breaks, s.From, s.To)
+	}
+	for _, s := range c.suspends {
+		c.breaks = append(c.breaks, s.At, s.At+s.For)
+	}
+	if w := spec.Wander; w != nil {
+		ww := &wanderWalk{spec: *w, step: w.step(), rng: rand.New(rand.NewPCG(w.Seed, mix(w.Seed^0x77616e646572)))}
+		ww.sigma = w.PPMPerMinute * math.Sqrt(float64(ww.step)/float64(time.Minute))
+		ww.rate, ww.phase = []float64{0}, []float64{0}
+		c.wander = ww
 	}
 	slices.Sort(c.breaks)
 	c.breaks = slices.Compact(c.breaks)
@@ -166,6 +211,20 @@ func (c *Clock) Read(t time.Duration) time.Duration {
 		}
 		r += j.By
 	}
+	g := c.rateTerm(t)
+	for _, s := range c.suspends {
+		if s.At >= t {
+			break
+		}
+		e := min(t, s.At+s.For)
+		r -= e - s.At
+		g -= c.rateTerm(e) - c.rateTerm(s.At)
+	}
+	return r + time.Duration(math.Round(g/1e6))
+}
+
+// rateTerm is the accumulated rate error at t, in ppm·ns.
+func (c *Clock) rateTerm(t time.Duration) float64 {
 	g := c.spec.DriftPPM * float64(t)
 	for _, s := range c.slews {
 		if t > s.From {
@@ -173,16 +232,43 @@ func (c *Clock) Read(t time.Duration) time.Duration {
 			g += s.PPM * float64(e-s.From)
 		}
 	}
-	return r + time.Duration(math.Round(g/1e6))
+	if c.wander != nil {
+		g += c.wander.at(t)
+	}
+	return g
+}
+
+// Suspended reports whether the machine of this clock sleeps at true time t.
+func (c *Clock) Suspended(t time.Duration) bool {
+	_, ok := c.SuspendedUntil(t)
+	return ok
+}
+
+// SuspendedUntil returns the end of the suspend holding true time t, and
+// false if t is in none.
+func (c *Clock) SuspendedUntil(t time.Duration) (time.Duration, bool) {
+	for _, s := range c.suspends {
+		if s.At > t {
+			break
+		}
+		if t < s.At+s.For {
+			return s.At + s.For, true
+		}
+	}
+	return 0, false
 }
 
 // Offset returns the clock's error at true time t: Read(t) - t.
 func (c *Clock) Offset(t time.Duration) time.Duration { return c.Read(t) - t }
 
 // RatePPM returns the clock's rate error at true time t in parts per million:
-// DriftPPM plus the slews active at t.
+// DriftPPM plus the slews active at t plus the wander (while suspended the
+// clock stands still; RatePPM still gives its oscillator's rate).
 func (c *Clock) RatePPM(t time.Duration) float64 {
 	p := c.spec.DriftPPM
+	if c.wander != nil {
+		p += c.wander.rateAt(t)
+	}
 	for _, s := range c.slews {
 		if t >= s.From && t < s.To {
 			p += s.PPM
@@ -280,6 +366,10 @@ func (c *Clock) search(lo, hi, local time.Duration) time.Duration {
 func cloneClockSpec(s ClockSpec) ClockSpec {
 	s.Jumps = slices.Clone(s.Jumps)
 	s.Slews = slices.Clone(s.Slews)
+	s.Suspends = slices.Clone(s.Suspends)
+	if s.Wander != nil {
+		s.Wander = ptr(*s.Wander)
+	}
 	return s
 }
 

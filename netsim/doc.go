@@ -22,8 +22,10 @@
 // NewWallClock), which takes true time from the monotonic clock.
 //
 // A Clock (from a ClockSpec) maps true time to a local reading: an offset, a
-// constant drift in ppm, jumps (suspend/resume) and slews (NTP-style
-// temporary rate changes). Clock.Read is exact to the nanosecond;
+// constant drift in ppm, jumps (steps of the reading), slews (NTP-style
+// temporary rate changes), frequency wander (the drift as a random walk)
+// and suspends (the clock stops while the machine sleeps, as Linux's
+// CLOCK_MONOTONIC does). Clock.Read is exact to the nanosecond;
 // Clock.TrueTime and Clock.TrueTimeAfter invert it ("when will this clock
 // read X").
 //
@@ -31,17 +33,22 @@
 // turns a send time into zero, one or two arrival times. The delay of a
 // packet is
 //
-//	Base + step + queue + jitter [+ ReorderDelay]
+//	wait + Base + flap + step + queue + bloat + jitter [+ ReorderDelay]
 //
 // with every term non-negative, so Base is the minimum delay and everything
 // else is queueing. Jitter is drawn per packet from a distribution
-// (JitterKinds); Queue is a bufferbloat queue correlated in time; Steps are
-// periodic path changes (satellite handovers). Loss is random (Loss) and
+// (JitterKinds), possibly a measured histogram (the built-in 5G ones, or
+// your own); Queue is a bufferbloat queue correlated in time; Bloat is a
+// queue that competing traffic builds over seconds and drains slowly; Steps
+// are periodic path changes (satellite handovers); Flap alternates the floor
+// between two routes; Periodic holds packets until the next service instant
+// (a Wi-Fi beacon in power save, a cellular scheduling grant). Loss is random (Loss) and
 // bursty (Burst, a Gilbert–Elliott chain). Packets can be held back
 // (Reorder) or duplicated (Duplicate). Delivery is not FIFO: a packet that
 // draws less jitter overtakes its predecessor, as on a real UDP path.
-// Changes switch the base delay, jitter or loss at given times, per
-// direction, and cause outages.
+// Changes switch the base delay, jitter, loss, queue, steps, reordering,
+// duplication or periodic service at given times, per direction, at once or
+// as a linear ramp, and cause outages.
 //
 // Frames (from a FrameSpec) generates the client game loop's frame
 // durations: a nominal interval, uniform jitter and occasional hitches.
@@ -127,6 +134,13 @@
 //	clock-slew         fiber; client clock slews +500ppm from 60s to 180s
 //	drift-500ppm       broadband; client drift 500ppm
 //
+// # Random scenarios
+//
+// RandomProfile(seed) draws a realistic scenario from a documented
+// distribution (see its doc comment): every feature above, combined at
+// random, with events placed in a 20-minute run (RandomHorizon). The
+// accuracy command's suite runs hundreds of them.
+//
 // # JSON format
 //
 // A profile file is one JSON object (ParseProfile, LoadProfile). Keys are
@@ -176,9 +190,25 @@
 // Jitter kinds and their parameters (a parameter of another kind is an
 // error): "none"; "uniform" and "triangular": spread; "normal": mean
 // (default 0) and stdDev; "exponential": mean; "pareto": scale and shape
-// (> 1). Every kind accepts cap. A change sets absolute values ("base": "50ms"
-// is the new base delay, not an increment) for "up", "down" or "both", from
-// "at" on; "outage" drops everything sent in [at, at+outage).
+// (> 1); "empirical": histogram (a built-in name, "5g-midband-uplink" or
+// "5g-midband-downlink") or bins ([[lower bound ms, count], ...], the last
+// row closing the last bin, as in ParseHistogram's text format). Every kind
+// accepts cap. A change sets absolute values ("base": "50ms" is the new base
+// delay, not an increment) for "up", "down" or "both", from "at" on; it may
+// set base, jitter, loss, queue, steps, reorder, reorderDelay, duplicate and
+// periodic, and "ramp": "10s" moves its numeric values linearly over 10s;
+// "outage" drops everything sent in [at, at+outage). A zero queue or a
+// periodic with period "0s" switches them off.
+//
+// More link keys: "periodic": {"period": "102.4ms", "phase": "3ms"};
+// "bloat": {"max": "300ms", "rise": "5s", "drain": "20s", "busy": "40s",
+// "idle": "60s"}; "flap": {"extra": "15ms", "minHold": "30s", "maxHold":
+// "60s"}. More clock keys: "suspends": [{"at": "5m", "for": "30s"}] (client
+// only); "wander": {"ppmPerMinute": 0.5, "step": "1s", "limitPPM": 100,
+// "seed": 3}.
+//
+// Duplicate keys in an object (also differing only in case, as encoding/json
+// matches them) are errors.
 //
 // Errors name the offending key path, e.g.
 //

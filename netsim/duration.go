@@ -76,7 +76,7 @@ func parseNanos(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("invalid duration %s: want a string such as \"10ms\" or a whole number of nanoseconds", s)
 	}
 	if f != math.Trunc(f) || f >= 1<<63 || f < -(1<<63) {
-		return 0, fmt.Errorf("invalid duration %s: a plain number means nanoseconds and must be a whole number in the int64 range; write fractions with a unit, e.g. \"1.5ms\"", s)
+		return 0, fmt.Errorf("invalid duration %s: a plain number means nanoseconds and must be a whole number within about ±292 years; write fractions with a unit, e.g. \"1.5ms\"", s)
 	}
 	return time.Duration(int64(f)), nil
 }

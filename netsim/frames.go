@@ -9,12 +9,17 @@ import (
 // zero: 60 frames per second, rounded to the nanosecond.
 const DefaultFrameInterval = 16_666_667 * time.Nanosecond
 
+// MinFrameInterval is the shortest accepted FrameSpec.Interval: 1000 frames
+// per second. A shorter one would only make a run take forever.
+const MinFrameInterval = time.Millisecond
+
 // FrameSpec describes the frame timing of the client's game loop: the dt
 // values the game passes to its tick system, as measured by the client's own
 // clock. The zero value is a steady 60 Hz loop.
 type FrameSpec struct {
 	// Interval is the nominal frame duration. Zero means
-	// DefaultFrameInterval (16.666667ms).
+	// DefaultFrameInterval (16.666667ms); otherwise at least
+	// MinFrameInterval (1ms).
 	Interval time.Duration
 
 	// Jitter spreads frame durations uniformly over [Interval-Jitter,
@@ -47,6 +52,9 @@ func (s FrameSpec) Validate() error {
 
 func (s FrameSpec) validate(v *validator, path string) {
 	v.delay(path+".interval", s.Interval)
+	if s.Interval > 0 && s.Interval < MinFrameInterval {
+		v.addf(path+".interval", "must be at least %v (or 0 for 60 Hz), got %v", MinFrameInterval, s.Interval)
+	}
 	v.delay(path+".jitter", s.Jitter)
 	if s.Interval >= 0 && s.Jitter >= s.interval() {
 		v.addf(path+".jitter", "must be less than the interval (%v), got %v", s.interval(), s.Jitter)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"time"
 )
 
@@ -42,11 +43,17 @@ const (
 	// at 0: Scale*((1-U)^(-1/Shape) - 1). Heavy tailed; Shape must be > 1,
 	// the mean is Scale/(Shape-1), the variance is finite only for Shape > 2.
 	JitterPareto JitterKind = "pareto"
+	// JitterEmpirical draws from a measured histogram (Histogram): a bin
+	// by its count, then uniformly within the bin, minus the histogram's
+	// floor (its lowest populated bin), so Base stays the minimum delay.
+	// With the built-in 5G histograms the jitter has a soft floor, a second
+	// mode and a tail, as real radio links do.
+	JitterEmpirical JitterKind = "empirical"
 )
 
 // JitterKinds lists the accepted jitter kinds (besides the empty kind, which
 // means JitterNone).
-var JitterKinds = []JitterKind{JitterNone, JitterUniform, JitterTriangular, JitterNormal, JitterExponential, JitterPareto}
+var JitterKinds = []JitterKind{JitterNone, JitterUniform, JitterTriangular, JitterNormal, JitterExponential, JitterPareto, JitterEmpirical}
 
 // JitterSpec describes the random per-packet extra delay of a link. Each
 // packet draws independently. The zero value adds no jitter. A parameter
@@ -78,6 +85,10 @@ type JitterSpec struct {
 	// Cap, if positive, is the largest extra delay drawn: larger draws are
 	// clamped to it. Zero means no cap (besides MaxDelay). Any kind.
 	Cap time.Duration
+
+	// Histogram is the distribution of the empirical kind: a built-in one
+	// (BuiltinHistogram) or one of your own (ParseHistogram).
+	Histogram *Histogram
 }
 
 // Validate reports whether j is a usable jitter spec.
@@ -97,13 +108,19 @@ func (j JitterSpec) validate(v *validator, path string) {
 		used["mean"], used["stdDev"] = true, true
 	case JitterExponential:
 		used["mean"] = true
+	case JitterEmpirical:
+		if j.Histogram == nil {
+			v.addf(path+".histogram", "is required for jitter kind empirical: a built-in name (%s) or bins", strings.Join(HistogramNames(), ", "))
+		} else {
+			j.Histogram.validate(v, path+".histogram")
+		}
 	case JitterPareto:
 		used["scale"], used["shape"] = true, true
 		if math.IsNaN(j.Shape) || j.Shape <= 1 || math.IsInf(j.Shape, 0) {
 			v.addf(path+".shape", "pareto shape must be a finite number greater than 1 (a shape <= 1 has an infinite mean), got %v", j.Shape)
 		}
 	default:
-		v.addf(path+".kind", "unknown jitter kind %q: want one of none, uniform, triangular, normal, exponential, pareto", j.Kind)
+		v.addf(path+".kind", "unknown jitter kind %q: want one of none, uniform, triangular, normal, exponential, pareto, empirical", j.Kind)
 		return
 	}
 	kind := j.Kind
@@ -122,6 +139,9 @@ func (j JitterSpec) validate(v *validator, path string) {
 			continue
 		}
 		v.delay(path+"."+f.name, f.d)
+	}
+	if j.Kind != JitterEmpirical && j.Histogram != nil {
+		v.addf(path+".histogram", "is not a parameter of jitter kind %q; remove it or change the kind", kind)
 	}
 	if !used["shape"] && j.Shape != 0 {
 		v.addf(path+".shape", "is not a parameter of jitter kind %q; remove it or change the kind", kind)
@@ -143,6 +163,8 @@ func (j JitterSpec) String() string {
 		s = fmt.Sprintf("exponential(mean=%v", j.Mean)
 	case JitterPareto:
 		s = fmt.Sprintf("pareto(scale=%v, shape=%v", j.Scale, j.Shape)
+	case JitterEmpirical:
+		s = fmt.Sprintf("empirical(%v", j.Histogram)
 	default:
 		s = fmt.Sprintf("%q(", string(j.Kind))
 	}
@@ -182,6 +204,8 @@ func (j *JitterSpec) sample(r *rand.Rand) time.Duration {
 	case JitterPareto:
 		u := 1 - r.Float64() // (0, 1]
 		x = float64(j.Scale) * (math.Pow(u, -1/j.Shape) - 1)
+	case JitterEmpirical:
+		x = j.Histogram.sample(r)
 	}
 	return clampDelay(x, j.Cap)
 }

@@ -1,14 +1,8 @@
 package netsim
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"reflect"
-	"slices"
-	"strings"
+	"math"
 	"time"
 )
 
@@ -24,6 +18,41 @@ type jitterJSON struct {
 	Scale  Duration   `json:"scale,omitzero"`
 	Shape  float64    `json:"shape,omitzero"`
 	Cap    Duration   `json:"cap,omitzero"`
+	// Histogram names a built-in histogram; Bins give one inline as
+	// [lower bound in ms, count] rows, the last closing the last bin.
+	Histogram string      `json:"histogram,omitempty"`
+	Bins      [][]float64 `json:"bins,omitempty"`
+}
+
+type periodicJSON struct {
+	Period Duration `json:"period"`
+	Phase  Duration `json:"phase,omitzero"`
+}
+
+type bloatJSON struct {
+	Max   Duration `json:"max"`
+	Rise  Duration `json:"rise"`
+	Drain Duration `json:"drain"`
+	Busy  Duration `json:"busy"`
+	Idle  Duration `json:"idle"`
+}
+
+type flapJSON struct {
+	Extra   Duration `json:"extra"`
+	MinHold Duration `json:"minHold"`
+	MaxHold Duration `json:"maxHold"`
+}
+
+type suspendJSON struct {
+	At  Duration `json:"at"`
+	For Duration `json:"for"`
+}
+
+type wanderJSON struct {
+	PPMPerMinute float64  `json:"ppmPerMinute"`
+	Step         Duration `json:"step,omitzero"`
+	LimitPPM     float64  `json:"limitPPM,omitzero"`
+	Seed         uint64   `json:"seed,omitzero"`
 }
 
 type queueJSON struct {
@@ -44,15 +73,18 @@ type burstJSON struct {
 }
 
 type linkJSON struct {
-	Base         Duration   `json:"base"`
-	Jitter       jitterJSON `json:"jitter,omitzero"`
-	Queue        *queueJSON `json:"queue,omitempty"`
-	Steps        *stepsJSON `json:"steps,omitempty"`
-	Loss         float64    `json:"loss,omitzero"`
-	Burst        *burstJSON `json:"burst,omitempty"`
-	Reorder      float64    `json:"reorder,omitzero"`
-	ReorderDelay Duration   `json:"reorderDelay,omitzero"`
-	Duplicate    float64    `json:"duplicate,omitzero"`
+	Base         Duration      `json:"base"`
+	Jitter       jitterJSON    `json:"jitter,omitzero"`
+	Queue        *queueJSON    `json:"queue,omitempty"`
+	Steps        *stepsJSON    `json:"steps,omitempty"`
+	Loss         float64       `json:"loss,omitzero"`
+	Burst        *burstJSON    `json:"burst,omitempty"`
+	Reorder      float64       `json:"reorder,omitzero"`
+	ReorderDelay Duration      `json:"reorderDelay,omitzero"`
+	Duplicate    float64       `json:"duplicate,omitzero"`
+	Periodic     *periodicJSON `json:"periodic,omitempty"`
+	Bloat        *bloatJSON    `json:"bloat,omitempty"`
+	Flap         *flapJSON     `json:"flap,omitempty"`
 }
 
 type jumpJSON struct {
@@ -67,10 +99,12 @@ type slewJSON struct {
 }
 
 type clockJSON struct {
-	Offset   Duration   `json:"offset,omitzero"`
-	DriftPPM float64    `json:"driftPPM,omitzero"`
-	Jumps    []jumpJSON `json:"jumps,omitempty"`
-	Slews    []slewJSON `json:"slews,omitempty"`
+	Offset   Duration      `json:"offset,omitzero"`
+	DriftPPM float64       `json:"driftPPM,omitzero"`
+	Jumps    []jumpJSON    `json:"jumps,omitempty"`
+	Slews    []slewJSON    `json:"slews,omitempty"`
+	Suspends []suspendJSON `json:"suspends,omitempty"`
+	Wander   *wanderJSON   `json:"wander,omitempty"`
 }
 
 type framesJSON struct {
@@ -81,12 +115,19 @@ type framesJSON struct {
 }
 
 type changeJSON struct {
-	At        Duration    `json:"at"`
-	Direction Direction   `json:"direction"`
-	Base      *Duration   `json:"base,omitempty"`
-	Jitter    *jitterJSON `json:"jitter,omitempty"`
-	Loss      *float64    `json:"loss,omitempty"`
-	Outage    Duration    `json:"outage,omitzero"`
+	At           Duration      `json:"at"`
+	Direction    Direction     `json:"direction"`
+	Base         *Duration     `json:"base,omitempty"`
+	Jitter       *jitterJSON   `json:"jitter,omitempty"`
+	Loss         *float64      `json:"loss,omitempty"`
+	Outage       Duration      `json:"outage,omitzero"`
+	Queue        *queueJSON    `json:"queue,omitempty"`
+	Steps        *stepsJSON    `json:"steps,omitempty"`
+	Reorder      *float64      `json:"reorder,omitempty"`
+	ReorderDelay *Duration     `json:"reorderDelay,omitempty"`
+	Duplicate    *float64      `json:"duplicate,omitempty"`
+	Periodic     *periodicJSON `json:"periodic,omitempty"`
+	Ramp         Duration      `json:"ramp,omitzero"`
 }
 
 type profileJSON struct {
@@ -103,7 +144,32 @@ type profileJSON struct {
 // Conversions to the JSON forms.
 
 func (j JitterSpec) toJSON() jitterJSON {
-	return jitterJSON{j.Kind, Duration(j.Spread), Duration(j.Mean), Duration(j.StdDev), Duration(j.Scale), j.Shape, Duration(j.Cap)}
+	m := jitterJSON{Kind: j.Kind, Spread: Duration(j.Spread), Mean: Duration(j.Mean), StdDev: Duration(j.StdDev),
+		Scale: Duration(j.Scale), Shape: j.Shape, Cap: Duration(j.Cap)}
+	if h := j.Histogram; h != nil {
+		if b, ok := BuiltinHistogram(h.Name); ok && b == h {
+			m.Histogram = h.Name
+		} else {
+			for _, bin := range h.Bins {
+				m.Bins = append(m.Bins, []float64{float64(bin.Lower) / 1e6, bin.Count})
+			}
+		}
+	}
+	return m
+}
+
+func (p *PeriodicSpec) toJSON() *periodicJSON {
+	if p == nil {
+		return nil
+	}
+	return &periodicJSON{Duration(p.Period), Duration(p.Phase)}
+}
+
+func (m *periodicJSON) spec() *PeriodicSpec {
+	if m == nil {
+		return nil
+	}
+	return &PeriodicSpec{time.Duration(m.Period), time.Duration(m.Phase)}
 }
 
 func (q QueueSpec) toJSON() queueJSON {
@@ -135,6 +201,13 @@ func (s LinkSpec) toJSON() linkJSON {
 		b := s.Burst.toJSON()
 		m.Burst = &b
 	}
+	m.Periodic = s.Periodic.toJSON()
+	if b := s.Bloat; b != nil {
+		m.Bloat = &bloatJSON{Duration(b.Max), Duration(b.Rise), Duration(b.Drain), Duration(b.Busy), Duration(b.Idle)}
+	}
+	if f := s.Flap; f != nil {
+		m.Flap = &flapJSON{Duration(f.Extra), Duration(f.MinHold), Duration(f.MaxHold)}
+	}
 	return m
 }
 
@@ -149,6 +222,12 @@ func (s ClockSpec) toJSON() clockJSON {
 	}
 	for _, sl := range s.Slews {
 		m.Slews = append(m.Slews, sl.toJSON())
+	}
+	for _, su := range s.Suspends {
+		m.Suspends = append(m.Suspends, suspendJSON{Duration(su.At), Duration(su.For)})
+	}
+	if w := s.Wander; w != nil {
+		m.Wander = &wanderJSON{w.PPMPerMinute, Duration(w.Step), w.LimitPPM, w.Seed}
 	}
 	return m
 }
@@ -171,6 +250,23 @@ func (c Change) toJSON() changeJSON {
 		l := *c.Loss
 		m.Loss = &l
 	}
+	if c.Queue != nil {
+		m.Queue = ptr(c.Queue.toJSON())
+	}
+	if c.Steps != nil {
+		m.Steps = ptr(c.Steps.toJSON())
+	}
+	if c.Reorder != nil {
+		m.Reorder = ptr(*c.Reorder)
+	}
+	if c.ReorderDelay != nil {
+		m.ReorderDelay = ptr(Duration(*c.ReorderDelay))
+	}
+	if c.Duplicate != nil {
+		m.Duplicate = ptr(*c.Duplicate)
+	}
+	m.Periodic = c.Periodic.toJSON()
+	m.Ramp = Duration(c.Ramp)
 	return m
 }
 
@@ -193,7 +289,33 @@ func (p Profile) toJSON() profileJSON {
 // Conversions from the JSON forms.
 
 func (m jitterJSON) spec() JitterSpec {
-	return JitterSpec{m.Kind, time.Duration(m.Spread), time.Duration(m.Mean), time.Duration(m.StdDev), time.Duration(m.Scale), m.Shape, time.Duration(m.Cap)}
+	j := JitterSpec{Kind: m.Kind, Spread: time.Duration(m.Spread), Mean: time.Duration(m.Mean), StdDev: time.Duration(m.StdDev),
+		Scale: time.Duration(m.Scale), Shape: m.Shape, Cap: time.Duration(m.Cap)}
+	switch {
+	case m.Histogram != "" && m.Bins != nil:
+		// Both: an invalid histogram whose validation says so.
+		j.Histogram = &Histogram{Name: m.Histogram, Bins: []HistogramBin{{Lower: -1}}}
+	case m.Histogram != "":
+		if h, ok := BuiltinHistogram(m.Histogram); ok {
+			j.Histogram = h
+		} else {
+			j.Histogram = &Histogram{Name: m.Histogram}
+		}
+	case m.Bins != nil:
+		h := &Histogram{}
+		for _, row := range m.Bins {
+			b := HistogramBin{Lower: -1, Count: math.NaN()}
+			if len(row) == 2 {
+				b = HistogramBin{Lower: time.Duration(math.Round(row[0] * 1e6)), Count: row[1]}
+				if math.IsNaN(row[0]) || math.Abs(row[0]) > float64(MaxDelay/time.Millisecond) {
+					b.Lower = -1
+				}
+			}
+			h.Bins = append(h.Bins, b)
+		}
+		j.Histogram = h
+	}
+	return j
 }
 
 func (m queueJSON) spec() QueueSpec {
@@ -225,6 +347,13 @@ func (m linkJSON) spec() LinkSpec {
 		b := m.Burst.spec()
 		s.Burst = &b
 	}
+	s.Periodic = m.Periodic.spec()
+	if b := m.Bloat; b != nil {
+		s.Bloat = &BloatSpec{time.Duration(b.Max), time.Duration(b.Rise), time.Duration(b.Drain), time.Duration(b.Busy), time.Duration(b.Idle)}
+	}
+	if f := m.Flap; f != nil {
+		s.Flap = &FlapSpec{time.Duration(f.Extra), time.Duration(f.MinHold), time.Duration(f.MaxHold)}
+	}
 	return s
 }
 
@@ -239,6 +368,12 @@ func (m clockJSON) spec() ClockSpec {
 	}
 	for _, sl := range m.Slews {
 		s.Slews = append(s.Slews, sl.spec())
+	}
+	for _, su := range m.Suspends {
+		s.Suspends = append(s.Suspends, Suspend{time.Duration(su.At), time.Duration(su.For)})
+	}
+	if w := m.Wander; w != nil {
+		s.Wander = &Wander{w.PPMPerMinute, time.Duration(w.Step), w.LimitPPM, w.Seed}
 	}
 	return s
 }
@@ -261,6 +396,23 @@ func (m changeJSON) spec() Change {
 		l := *m.Loss
 		c.Loss = &l
 	}
+	if m.Queue != nil {
+		c.Queue = ptr(m.Queue.spec())
+	}
+	if m.Steps != nil {
+		c.Steps = ptr(m.Steps.spec())
+	}
+	if m.Reorder != nil {
+		c.Reorder = ptr(*m.Reorder)
+	}
+	if m.ReorderDelay != nil {
+		c.ReorderDelay = ptr(time.Duration(*m.ReorderDelay))
+	}
+	if m.Duplicate != nil {
+		c.Duplicate = ptr(*m.Duplicate)
+	}
+	c.Periodic = m.Periodic.spec()
+	c.Ramp = time.Duration(m.Ramp)
 	return c
 }
 
@@ -423,180 +575,4 @@ func (c *Change) UnmarshalJSON(b []byte) error {
 	}
 	*c = m.spec()
 	return nil
-}
-
-// decodeStrict decodes exactly one JSON value from data into v (a pointer to
-// a JSON form), rejecting unknown keys and trailing data. Its errors say
-// where the problem is: a line and column for syntax errors, a key path for
-// everything else.
-func decodeStrict(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	if err == nil {
-		if _, err2 := dec.Token(); err2 != io.EOF {
-			return fmt.Errorf("unexpected data after the JSON value at %s", lineCol(data, dec.InputOffset()))
-		}
-		return nil
-	}
-	if errors.Is(err, io.EOF) {
-		return errors.New("empty input: want a JSON object")
-	}
-	var syn *json.SyntaxError
-	if errors.As(err, &syn) {
-		// Offset counts the offending byte; point at it.
-		return fmt.Errorf("invalid JSON at %s: %v", lineCol(data, syn.Offset-1), err)
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return errors.New("invalid JSON: unexpected end of input (unclosed object, array or string?)")
-	}
-	if e := explain(data, reflect.TypeOf(v).Elem()); e != nil {
-		return e
-	}
-	return err
-}
-
-// lineCol turns a byte offset into "line L, column C" (1-based).
-func lineCol(data []byte, off int64) string {
-	off = min(max(off, 0), int64(len(data)))
-	before := data[:off]
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := off - int64(bytes.LastIndexByte(before, '\n'))
-	return fmt.Sprintf("line %d, column %d", line, col)
-}
-
-var durationType = reflect.TypeFor[Duration]()
-
-// explain re-reads data generically and walks it alongside the JSON form t to
-// find the first problem with its path. It returns nil if it finds none.
-func explain(data []byte, t reflect.Type) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
-		return nil
-	}
-	return walk(v, t, "")
-}
-
-func walk(v any, t reflect.Type, path string) error {
-	where := path
-	if where == "" {
-		where = "top level"
-	}
-	if v == nil { // null: leaves the value alone
-		return nil
-	}
-	if t == durationType {
-		var err error
-		switch x := v.(type) {
-		case string:
-			_, err = parseDuration(x)
-		case json.Number:
-			_, err = parseNanos(x.String())
-		default:
-			err = fmt.Errorf("want a duration string such as \"10ms\", got %s", jsonKind(v))
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %v", where, err)
-		}
-		return nil
-	}
-	switch t.Kind() {
-	case reflect.Pointer:
-		return walk(v, t.Elem(), path)
-	case reflect.Struct:
-		m, ok := v.(map[string]any)
-		if !ok {
-			return fmt.Errorf("%s: want a JSON object, got %s", where, jsonKind(v))
-		}
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			f, ok := fieldByJSONName(t, k)
-			if !ok {
-				return fmt.Errorf("%s: unknown field %q (known fields: %s)", where, k, strings.Join(jsonNames(t), ", "))
-			}
-			if err := walk(m[k], f.Type, join(path, jsonName(f))); err != nil {
-				return err
-			}
-		}
-	case reflect.Slice:
-		a, ok := v.([]any)
-		if !ok {
-			return fmt.Errorf("%s: want a JSON array, got %s", where, jsonKind(v))
-		}
-		for i, e := range a {
-			if err := walk(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
-			}
-		}
-	case reflect.Float64:
-		if _, ok := v.(json.Number); !ok {
-			return fmt.Errorf("%s: want a number, got %s", where, jsonKind(v))
-		}
-	case reflect.String:
-		if _, ok := v.(string); !ok {
-			return fmt.Errorf("%s: want a string, got %s", where, jsonKind(v))
-		}
-	}
-	return nil
-}
-
-func join(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "." + name
-}
-
-func jsonKind(v any) string {
-	switch x := v.(type) {
-	case string:
-		return fmt.Sprintf("the string %q", x)
-	case json.Number:
-		return "the number " + x.String()
-	case bool:
-		return fmt.Sprintf("%v", x)
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%v", v)
-}
-
-func jsonName(f reflect.StructField) string {
-	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-	if name == "" {
-		return f.Name
-	}
-	return name
-}
-
-func jsonNames(t reflect.Type) []string {
-	var names []string
-	for f := range t.Fields() {
-		names = append(names, jsonName(f))
-	}
-	return names
-}
-
-// fieldByJSONName finds the field for key the way encoding/json does: an
-// exact match first, then a case-insensitive one.
-func fieldByJSONName(t reflect.Type, key string) (reflect.StructField, bool) {
-	for f := range t.Fields() {
-		if jsonName(f) == key {
-			return f, true
-		}
-	}
-	for f := range t.Fields() {
-		if strings.EqualFold(jsonName(f), key) {
-			return f, true
-		}
-	}
-	return reflect.StructField{}, false
 }

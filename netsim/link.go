@@ -26,10 +26,11 @@ const (
 //
 // The one-way delay of a packet sent at true time t is
 //
-//	Base + step(t) + queue(t) + jitter [+ ReorderDelay if held back]
+//	wait(t) + Base + flap(t) + step(t) + queue(t) + bloat(t) + jitter [+ ReorderDelay if held back]
 //
-// where every term is non-negative, so Base (plus the current handover step)
-// is the smallest delay the link ever produces. Delays are drawn per packet
+// where every term is non-negative, so Base (plus the current flap and
+// handover step) is the smallest delay the link ever produces; wait(t) is
+// the time to the next service instant of Periodic. Delays are drawn per packet
 // and delivery is not FIFO: as on a real UDP path, a packet that draws less
 // jitter than its predecessor overtakes it. Consumers must not assume
 // in-order arrival.
@@ -70,6 +71,18 @@ type LinkSpec struct {
 	// Base, the step and the queue), so it may arrive before the original.
 	// Lost packets are never duplicated. Default 0.
 	Duplicate float64
+
+	// Periodic, if set, holds every packet until the next service instant
+	// (Wi-Fi power save, a cellular scheduling grant). Default none.
+	Periodic *PeriodicSpec
+
+	// Bloat, if set, adds a queue that competing traffic fills over
+	// seconds and drains slowly. Default none.
+	Bloat *BloatSpec
+
+	// Flap, if set, flaps the floor between Base and Base+Flap.Extra.
+	// Default none.
+	Flap *FlapSpec
 }
 
 // GilbertElliott is the two-state Markov model of bursty loss. A link starts
@@ -120,26 +133,6 @@ type StepSpec struct {
 	Max time.Duration
 }
 
-// Change modifies a link from true time At on. Fields left nil keep their
-// value; a set field replaces it (absolute values, not deltas). Later changes
-// override earlier ones. Outage is separate: it drops every packet sent in
-// [At, At+Outage) and ends by itself.
-type Change struct {
-	// At is the true time the change takes effect; it must not be negative.
-	At time.Duration
-	// Direction is the link affected: DirUp, DirDown or DirBoth.
-	Direction Direction
-	// Base, if set, is the new base delay.
-	Base *time.Duration
-	// Jitter, if set, is the new jitter.
-	Jitter *JitterSpec
-	// Loss, if set, is the new random loss probability.
-	Loss *float64
-	// Outage, if positive, drops every packet sent in [At, At+Outage).
-	// Packets already in flight at At are still delivered.
-	Outage time.Duration
-}
-
 // Validate reports whether s is a usable link spec.
 func (s LinkSpec) Validate() error {
 	var v validator
@@ -176,42 +169,9 @@ func (s LinkSpec) validate(v *validator, path string) {
 		v.addf(path+".reorderDelay", "must be positive when reorder is set (got reorder %v)", s.Reorder)
 	}
 	v.prob(path+".duplicate", s.Duplicate)
-}
-
-// Validate reports whether c is a usable change.
-func (c Change) Validate() error {
-	var v validator
-	c.validate(&v, "change")
-	return v.err()
-}
-
-func (c Change) validate(v *validator, path string) {
-	if c.At < 0 {
-		v.addf(path+".at", "must not be negative, got %v", c.At)
-	}
-	switch c.Direction {
-	case DirUp, DirDown, DirBoth:
-	default:
-		v.addf(path+".direction", "must be \"up\", \"down\" or \"both\", got %q", c.Direction)
-	}
-	if c.Base != nil {
-		v.delay(path+".base", *c.Base)
-	}
-	if c.Jitter != nil {
-		c.Jitter.validate(v, path+".jitter")
-	}
-	if c.Loss != nil {
-		v.prob(path+".loss", *c.Loss)
-	}
-	v.delay(path+".outage", c.Outage)
-	if c.Base == nil && c.Jitter == nil && c.Loss == nil && c.Outage == 0 {
-		v.addf(path, "changes nothing: set base, jitter, loss or outage")
-	}
-}
-
-// applies reports whether c affects the link of direction d.
-func (c Change) applies(d Direction) bool {
-	return c.Direction == DirBoth || c.Direction == d
+	v.periodic(path+".periodic", s.Periodic)
+	v.bloat(path+".bloat", s.Bloat)
+	v.flap(path+".flap", s.Flap)
 }
 
 // LinkStats counts what a Link did.
@@ -231,11 +191,20 @@ type LinkStats struct {
 	Reordered uint64
 }
 
+// linkSegment is the link's changeable state from start on.
 type linkSegment struct {
-	start  time.Duration
-	base   time.Duration
-	jitter JitterSpec
-	loss   float64
+	start        time.Duration
+	base         time.Duration
+	jitter       JitterSpec
+	loss         float64
+	queue        *QueueSpec
+	queueFrom    time.Duration // start of the run of segments with a queue that holds this one
+	steps        *StepSpec
+	reorder      float64
+	reorderDelay time.Duration
+	duplicate    float64
+	periodic     *PeriodicSpec
+	ramp         time.Duration // > 0: values move from the previous segment's over [start, start+ramp)
 }
 
 type window struct{ from, to time.Duration } // [from, to)
@@ -259,13 +228,15 @@ type Link struct {
 	jitRNG, lossRNG, burstRNG, queueRNG, reRNG, dupRNG *rand.Rand
 	stepSeed                                           uint64
 
-	bad     bool    // Gilbert–Elliott state
-	qInit   bool    // queue state initialised
-	q       float64 // queue state, ns
-	qLast   time.Duration
-	qTau    float64 // Tau in ns; 0 means independent per packet
-	qMean   float64
-	qStdDev float64
+	bad   bool    // Gilbert–Elliott state
+	qInit bool    // queue state initialised
+	q     float64 // queue state, ns
+	qLast time.Duration
+	qRun  time.Duration // queueFrom of the run the state belongs to
+
+	bloat *bloat      // nil without Bloat
+	flap  *alternator // nil without Flap
+	ramp  linkSegment // scratch: the interpolated segment during a ramp
 
 	stats LinkStats
 }
@@ -295,9 +266,11 @@ func NewLink(spec LinkSpec, dir Direction, changes []Change, seed uint64) (*Link
 		dupRNG:   newRand(seed, streamDuplicate),
 		stepSeed: derive(seed, streamSteps),
 	}
-	if q := spec.Queue; q != nil {
-		l.qMean, l.qStdDev = float64(q.Mean), float64(q.StdDev)
-		l.qTau = float64(q.Tau)
+	if spec.Bloat != nil {
+		l.bloat = newBloat(*spec.Bloat, seed)
+	}
+	if spec.Flap != nil {
+		l.flap = newFlap(*spec.Flap, seed)
 	}
 	var mine []Change
 	for _, c := range changes {
@@ -306,20 +279,24 @@ func NewLink(spec LinkSpec, dir Direction, changes []Change, seed uint64) (*Link
 		}
 	}
 	slices.SortStableFunc(mine, func(a, b Change) int { return cmpDur(a.At, b.At) })
-	l.segs = []linkSegment{{start: math.MinInt64, base: spec.Base, jitter: spec.Jitter, loss: spec.Loss}}
+	l.segs = []linkSegment{{start: math.MinInt64, queueFrom: math.MinInt64, base: spec.Base, jitter: spec.Jitter, loss: spec.Loss,
+		queue: spec.Queue, steps: spec.Steps, reorder: spec.Reorder, reorderDelay: spec.ReorderDelay,
+		duplicate: spec.Duplicate, periodic: spec.Periodic}}
 	for _, c := range mine {
 		if c.Outage > 0 {
 			l.outages = append(l.outages, window{c.At, c.At + c.Outage})
 		}
-		if c.Base == nil && c.Jitter == nil && c.Loss == nil {
+		if !c.setsLink() {
 			continue
 		}
 		s := l.segs[len(l.segs)-1]
 		if s.start != c.At {
 			s.start = c.At
+			s.ramp = 0
 			l.segs = append(l.segs, s)
 		}
 		p := &l.segs[len(l.segs)-1]
+		p.ramp = max(p.ramp, c.Ramp)
 		if c.Base != nil {
 			p.base = *c.Base
 		}
@@ -329,6 +306,48 @@ func NewLink(spec LinkSpec, dir Direction, changes []Change, seed uint64) (*Link
 		if c.Loss != nil {
 			p.loss = *c.Loss
 		}
+		if c.Queue != nil {
+			p.queue = ptr(*c.Queue)
+			if *c.Queue == (QueueSpec{}) {
+				p.queue = nil
+			}
+		}
+		if c.Steps != nil {
+			p.steps = ptr(*c.Steps)
+		}
+		if c.Reorder != nil {
+			p.reorder = *c.Reorder
+		}
+		if c.ReorderDelay != nil {
+			p.reorderDelay = *c.ReorderDelay
+		}
+		if c.Duplicate != nil {
+			p.duplicate = *c.Duplicate
+		}
+		if c.Periodic != nil {
+			p.periodic = ptr(*c.Periodic)
+			if c.Periodic.Period == 0 {
+				p.periodic = nil
+			}
+		}
+	}
+	for i := range l.segs {
+		switch {
+		case l.segs[i].queue == nil:
+		case i > 0 && l.segs[i-1].queue != nil:
+			l.segs[i].queueFrom = l.segs[i-1].queueFrom
+		default:
+			l.segs[i].queueFrom = l.segs[i].start
+		}
+	}
+	var v2 validator
+	for _, sg := range l.segs {
+		if sg.reorder > 0 && sg.reorderDelay == 0 {
+			v2.addf(fmt.Sprintf("%s.reorderDelay", dir), "must be positive while reorder is set (reorder %v from %v)", sg.reorder, max(sg.start, 0))
+		}
+	}
+	if err := v2.err(); err != nil {
+		return nil, err
 	}
 	slices.SortFunc(l.outages, func(a, b window) int { return cmpDur(a.from, b.from) })
 	var merged []window
@@ -355,14 +374,35 @@ func (l *Link) Spec(now time.Duration) LinkSpec {
 	s := cloneLinkSpec(l.spec)
 	seg := l.segmentAt(now)
 	s.Base, s.Jitter, s.Loss = seg.base, seg.jitter, seg.loss
+	s.Queue, s.Steps, s.Periodic = nil, nil, nil
+	if seg.queue != nil {
+		s.Queue = ptr(*seg.queue)
+	}
+	if seg.steps != nil {
+		s.Steps = ptr(*seg.steps)
+	}
+	if seg.periodic != nil {
+		s.Periodic = ptr(*seg.periodic)
+	}
+	s.Reorder, s.ReorderDelay, s.Duplicate = seg.reorder, seg.reorderDelay, seg.duplicate
 	return s
 }
 
-// MinDelay returns the smallest one-way delay possible for a packet sent at
-// true time now: the base delay in effect plus the current handover step. It
-// is the ground truth a minimum-delay filter tries to find.
+// MinDelay returns the floor of the one-way delay at true time now: the base
+// delay in effect plus the current flap and handover step (queues, periodic
+// waits and jitter excluded). It is the ground truth a minimum-delay filter
+// tries to find.
 func (l *Link) MinDelay(now time.Duration) time.Duration {
-	return l.segmentAt(now).base + l.step(now)
+	seg := l.segmentAt(now)
+	return seg.base + l.flapAt(now) + l.step(seg, now)
+}
+
+// flapAt returns the flap's extra delay at now.
+func (l *Link) flapAt(now time.Duration) time.Duration {
+	if l.flap == nil || l.flap.count(now)%2 == 0 {
+		return 0
+	}
+	return l.spec.Flap.Extra
 }
 
 // InOutage reports whether a packet sent at true time now is dropped by an
@@ -417,12 +457,15 @@ func (l *Link) SendAppend(buf []time.Duration, now time.Duration) []time.Duratio
 		}
 	}
 	var q time.Duration
-	if l.spec.Queue != nil {
-		q = l.queue(now)
+	if seg.queue != nil {
+		q = l.queue(now, seg)
+	}
+	if l.bloat != nil {
+		q += l.bloat.at(now)
 	}
 	jit := seg.jitter.sample(l.jitRNG)
-	held := l.spec.Reorder > 0 && l.reRNG.Float64() < l.spec.Reorder
-	dup := l.spec.Duplicate > 0 && l.dupRNG.Float64() < l.spec.Duplicate
+	held := seg.reorder > 0 && l.reRNG.Float64() < seg.reorder
+	dup := seg.duplicate > 0 && l.dupRNG.Float64() < seg.duplicate
 
 	if l.InOutage(now) {
 		l.stats.OutageDropped++
@@ -432,18 +475,18 @@ func (l *Link) SendAppend(buf []time.Duration, now time.Duration) []time.Duratio
 		l.stats.Lost++
 		return buf
 	}
-	common := now + seg.base + l.step(now) + q
+	common := now + seg.periodic.wait(now) + seg.base + l.flapAt(now) + l.step(seg, now) + q
 	t := common + jit
 	if held {
-		t += l.spec.ReorderDelay
+		t += seg.reorderDelay
 		l.stats.Reordered++
 	}
 	buf = append(buf, t)
 	l.stats.Delivered++
 	if dup {
 		t := common + seg.jitter.sample(l.dupRNG)
-		if l.spec.Reorder > 0 && l.dupRNG.Float64() < l.spec.Reorder {
-			t += l.spec.ReorderDelay
+		if seg.reorder > 0 && l.dupRNG.Float64() < seg.reorder {
+			t += seg.reorderDelay
 			l.stats.Reordered++
 		}
 		buf = append(buf, t)
@@ -469,12 +512,17 @@ func (l *Link) segmentAt(now time.Duration) *linkSegment {
 		i = lo - 1
 		l.seg = i
 	}
-	return &l.segs[i]
+	s := &l.segs[i]
+	if s.ramp > 0 && now < s.start+s.ramp && i > 0 {
+		l.ramp = rampSegment(&l.segs[i-1], s, float64(now-s.start)/float64(s.ramp))
+		return &l.ramp
+	}
+	return s
 }
 
 // step returns the handover step delay at now.
-func (l *Link) step(now time.Duration) time.Duration {
-	st := l.spec.Steps
+func (l *Link) step(seg *linkSegment, now time.Duration) time.Duration {
+	st := seg.steps
 	if st == nil || st.Max == 0 {
 		return 0
 	}
@@ -486,21 +534,30 @@ func (l *Link) step(now time.Duration) time.Duration {
 	return time.Duration(u * float64(st.Max))
 }
 
-// queue advances the queue process to now and returns its delay.
-func (l *Link) queue(now time.Duration) time.Duration {
+// queue advances the queue process to now, with the parameters of seg, and
+// returns its delay. A queue present from the start starts in its
+// stationary distribution; one switched on by a change starts empty at the
+// change and builds up with its Tau.
+func (l *Link) queue(now time.Duration, seg *linkSegment) time.Duration {
 	z := l.queueRNG.NormFloat64()
+	spec := seg.queue
+	mean, sd, tau := float64(spec.Mean), float64(spec.StdDev), float64(spec.Tau)
+	if seg.queueFrom != math.MinInt64 && (!l.qInit || l.qRun != seg.queueFrom) {
+		l.qInit, l.qRun, l.q, l.qLast = true, seg.queueFrom, 0, seg.queueFrom
+	}
 	switch {
 	case !l.qInit:
 		// Start in the stationary distribution.
 		l.qInit, l.qLast = true, now
-		l.q = l.qMean + l.qStdDev*z
-	case l.qTau == 0:
-		l.q = l.qMean + l.qStdDev*z
+		l.q = mean + sd*z
+	case tau == 0:
+		l.q = mean + sd*z
+		l.qLast = max(l.qLast, now)
 	default:
 		// Exact discretization of the Ornstein–Uhlenbeck process.
 		dt := float64(max(now-l.qLast, 0))
-		a := math.Exp(-dt / l.qTau)
-		l.q = l.qMean + (l.q-l.qMean)*a + l.qStdDev*math.Sqrt(1-a*a)*z
+		a := math.Exp(-dt / tau)
+		l.q = mean + (l.q-mean)*a + sd*math.Sqrt(1-a*a)*z
 		l.qLast = max(l.qLast, now)
 	}
 	return clampDelay(l.q, 0)
@@ -518,6 +575,15 @@ func cloneLinkSpec(s LinkSpec) LinkSpec {
 	if s.Burst != nil {
 		b := *s.Burst
 		s.Burst = &b
+	}
+	if s.Periodic != nil {
+		s.Periodic = ptr(*s.Periodic)
+	}
+	if s.Bloat != nil {
+		s.Bloat = ptr(*s.Bloat)
+	}
+	if s.Flap != nil {
+		s.Flap = ptr(*s.Flap)
 	}
 	return s
 }

@@ -57,6 +57,9 @@ func (p Profile) validate(v *validator) {
 	p.Down.validate(v, "down")
 	p.Client.validate(v, "client")
 	p.Server.validate(v, "server")
+	if len(p.Server.Suspends) > 0 {
+		v.addf("server.suspends", "only the client may suspend")
+	}
 	p.Frames.validate(v, "frames")
 	for i, c := range p.Changes {
 		c.validate(v, fmt.Sprintf("changes[%d]", i))
@@ -82,6 +85,24 @@ func (p Profile) Clone() Profile {
 		if c.Loss != nil {
 			l := *c.Loss
 			p.Changes[i].Loss = &l
+		}
+		if c.Queue != nil {
+			p.Changes[i].Queue = ptr(*c.Queue)
+		}
+		if c.Steps != nil {
+			p.Changes[i].Steps = ptr(*c.Steps)
+		}
+		if c.Reorder != nil {
+			p.Changes[i].Reorder = ptr(*c.Reorder)
+		}
+		if c.ReorderDelay != nil {
+			p.Changes[i].ReorderDelay = ptr(*c.ReorderDelay)
+		}
+		if c.Duplicate != nil {
+			p.Changes[i].Duplicate = ptr(*c.Duplicate)
+		}
+		if c.Periodic != nil {
+			p.Changes[i].Periodic = ptr(*c.Periodic)
 		}
 	}
 	return p

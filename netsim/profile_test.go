@@ -337,6 +337,12 @@ func TestParseProfileErrors(t *testing.T) {
 		{"change negative", `{"name": "x", "changes": [{"at": "-1s", "direction": "up", "loss": 0.5}]}`, []string{"changes[0].at: must not be negative"}},
 		{"several", `{"name": "x", "up": {"loss": -1}, "down": {"base": "-1s"}}`, []string{"up.loss", "down.base"}},
 		{"space in name", `{"name": "my profile"}`, []string{"must not contain spaces"}},
+		{"duplicate key", `{"name": "x", "up": {"base": "1ms", "loss": 0, "base": "2ms"}}`, []string{`up: duplicate key "base"`}},
+		{"duplicate key case", `{"name": "x", "Name": "y"}`, []string{`top level: duplicate key "Name"`}},
+		{"duplicate in array", `{"name": "x", "changes": [{"at": "1s", "direction": "up", "outage": "1s"}, {"at": "1s", "at": "2s"}]}`, []string{`changes[1]: duplicate key "at"`}},
+		{"frame interval", `{"name": "x", "frames": {"interval": "1ns"}}`, []string{"frames.interval: must be at least 1ms (or 0 for 60 Hz), got 1ns"}},
+		{"number out of range", `{"name": "x", "up": {"loss": 1e400}}`, []string{"up.loss: number 1e400 is out of range"}},
+		{"negative seed", `{"name": "x", "client": {"wander": {"ppmPerMinute": 1, "seed": -1}}}`, []string{"client.wander.seed: want a whole number in [0, 2^64), got -1"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -347,6 +353,11 @@ func TestParseProfileErrors(t *testing.T) {
 			for _, w := range tc.want {
 				if !contains(err.Error(), w) {
 					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+			for _, leak := range []string{"Go ", "netsim.", "JSON.", "struct", "int64", "float64"} {
+				if contains(err.Error(), leak) {
+					t.Errorf("error %q names Go internals (%q)", err, leak)
 				}
 			}
 		})

@@ -18,6 +18,9 @@ const (
 	streamFrames
 	streamUp
 	streamDown
+	streamBloat
+	streamFlap
+	streamPeriodic
 )
 
 // mix is the splitmix64 finalizer: a bijective scrambler of 64-bit values.

@@ -1,7 +1,10 @@
 package nettime_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"log/slog"
+	"os"
 	"time"
 
 	"github.com/netclock/netclock/nettime"
@@ -37,4 +40,35 @@ func ExampleTime_TicksAgo() {
 	// 0+5ms@60Hz
 	// 61+5ms@60Hz
 	// 0+16.666666ms@60Hz -> 2+16.666665ms@60Hz
+}
+
+func ExampleTime_MarshalJSON() {
+	type snapshot struct {
+		At nettime.Time `json:"at"`
+	}
+	b, _ := json.Marshal(snapshot{At: nettime.New(60, time.Second+5500*time.Microsecond)})
+	fmt.Println(string(b))
+
+	var back snapshot
+	err := json.Unmarshal(b, &back)
+	fmt.Println(back.At, back.At.Duration(), err)
+
+	err = json.Unmarshal([]byte(`{"at":"1+20ms@60Hz"}`), &back)
+	fmt.Println(err)
+
+	// slog handlers print the same text form.
+	log := slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{} // keep the output stable
+			}
+			return a
+		},
+	}))
+	log.Info("snapshot", "at", back.At)
+	// Output:
+	// {"at":"60+5.5ms@60Hz"}
+	// 60+5.5ms@60Hz 1.0055s <nil>
+	// nettime: malformed encoding: "1+20ms@60Hz": offset 20ms is not within tick 1 (16.666667ms long)
+	// {"level":"INFO","msg":"snapshot","at":"60+5.5ms@60Hz"}
 }

@@ -11,6 +11,11 @@
 //
 // Negative times and ticks are valid and use floor semantics: the time -1ns is
 // in tick -1.
+//
+// A Time prints, logs (log/slog), and encodes to text and JSON as
+// tick+offset@rate, for example "1234+5.5ms@60Hz", exactly to the
+// nanosecond; see Time.MarshalText for the grammar. Its binary encoding is
+// 13 bytes; see Time.AppendBinary.
 package nettime
 
 import (
@@ -318,11 +323,6 @@ func (t Time) sameRate(u Time) {
 	if t.rate != u.rate {
 		panic(fmt.Sprintf("nettime: mixing tick rates %d Hz and %d Hz", t.rate, u.rate))
 	}
-}
-
-// String formats t as tick+offset@rate, for example "1234+5.5ms@60Hz".
-func (t Time) String() string {
-	return fmt.Sprintf("%d+%v@%dHz", t.Tick(), t.TickOffset(), t.rate)
 }
 
 // encodedLen is the length of the binary encoding: version, rate, duration.

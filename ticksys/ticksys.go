@@ -63,6 +63,8 @@ const (
 	ReasonReinitialize
 )
 
+// String returns the reason's name as logs print it: "hard-reset",
+// "stall" or "reinitialize" ("Reason(n)" for an unknown value).
 func (r Reason) String() string {
 	switch r {
 	case ReasonHardReset:
@@ -88,10 +90,14 @@ type TickEvent struct {
 
 // ResetEvent reports a break in the continuity of time.
 type ResetEvent struct {
+	// Reason says why the break happened.
 	Reason Reason
-	// The times before and after the break.
+	// OldPredicted and NewPredicted are the predicted time just before and
+	// just after the break.
 	OldPredicted, NewPredicted nettime.Time
-	OldServer, NewServer       nettime.Time
+	// OldServer and NewServer are the server time just before and just
+	// after the break.
+	OldServer, NewServer nettime.Time
 	// Skipped is the number of predicted ticks that did not fire
 	// (ReasonStall), or the signed number of ticks predicted time jumped
 	// (ReasonHardReset, ReasonReinitialize).

@@ -16,14 +16,13 @@ import (
 
 // recorder collects events and checks the invariants as they arrive.
 type recorder struct {
-	t       *testing.T
-	ticks   []TickEvent
-	resets  []ResetEvent
-	lastP   int64
-	haveP   bool
-	lastS   nettime.Time
-	haveS   bool
-	checkFn func(TickEvent)
+	t      *testing.T
+	ticks  []TickEvent
+	resets []ResetEvent
+	lastP  int64
+	haveP  bool
+	lastS  nettime.Time
+	haveS  bool
 }
 
 func record(t *testing.T, s *System) *recorder {

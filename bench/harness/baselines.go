@@ -57,21 +57,25 @@ const (
 	blNameNGO          = "ngo"
 )
 
-// Baselines returns the seed systems, in a fixed order: ue-vanilla,
-// sutphin-rtt2, vorixo-min-rtt, vorixo-window, median11, simpson, ngo.
+// Baselines returns the seed systems at their documented rates, in a fixed
+// order: ue-vanilla, sutphin-rtt2, vorixo-min-rtt, vorixo-window, median11,
+// simpson, ngo. WithPing runs one at another rate: ue-vanilla replicates,
+// sutphin-rtt2 re-syncs (instead of once), vorixo, median11 and simpson
+// request, and ngo pings and sends its tick (rounded to whole 30 Hz ticks)
+// every ping.
 func Baselines() []System {
 	return []System{
-		{Name: blNameUEVanilla, New: newUEVanilla},
-		{Name: blNameSutphinRTT2, New: newSutphin},
-		{Name: blNameVorixoMinRTT, New: func(toServer, toClient Link) (Client, Server) {
-			return newVorixo(toServer, toClient, vorixoMinRTTPeriod, vorixoMinRTT)
-		}},
-		{Name: blNameVorixoWindow, New: func(toServer, toClient Link) (Client, Server) {
-			return newVorixo(toServer, toClient, vorixoWindowPeriod, vorixoWindowProse)
-		}},
-		{Name: blNameMedian11, New: newMedian11},
-		{Name: blNameSimpson, New: newSimpson},
-		{Name: blNameNGO, New: newNGO},
+		system(blNameUEVanilla, KindSeed, ueVanillaPeriod, newUEVanillaEvery),
+		system(blNameSutphinRTT2, KindSeed, 0, newSutphinEvery),
+		system(blNameVorixoMinRTT, KindSeed, vorixoMinRTTPeriod, func(ping time.Duration, toServer, toClient Link) (Client, Server) {
+			return newVorixo(toServer, toClient, ping, vorixoMinRTT)
+		}),
+		system(blNameVorixoWindow, KindSeed, vorixoWindowPeriod, func(ping time.Duration, toServer, toClient Link) (Client, Server) {
+			return newVorixo(toServer, toClient, ping, vorixoWindowProse)
+		}),
+		system(blNameMedian11, KindSeed, median11Period, newMedian11Every),
+		system(blNameSimpson, KindSeed, simpsonPeriod, newSimpsonEvery),
+		system(blNameNGO, KindSeed, ngoPingPeriod, newNGOEvery),
 	}
 }
 
@@ -191,8 +195,8 @@ func (s *blEchoServer) Frame(now time.Duration) {}
 // five seconds" (seed 000).
 const ueVanillaPeriod = 5 * time.Second
 
-func newUEVanilla(toServer, toClient Link) (Client, Server) {
-	return &ueVanillaClient{}, &ueVanillaServer{to: toClient, timer: blTimer{period: ueVanillaPeriod}}
+func newUEVanillaEvery(period time.Duration, toServer, toClient Link) (Client, Server) {
+	return &ueVanillaClient{}, &ueVanillaServer{to: toClient, timer: blTimer{period: period}}
 }
 
 // ueVanillaServer replicates its world time, one way, no request. The value
@@ -259,8 +263,10 @@ func (c *ueVanillaClient) Bound(now time.Duration) (time.Duration, bool) { retur
 // reply to any of them is used.
 const sutphinRetry = time.Second
 
-func newSutphin(toServer, toClient Link) (Client, Server) {
-	return &sutphinClient{to: toServer}, &blFrameServer{to: toClient}
+// newSutphinEvery: period 0 is the seed (one sync); a positive period
+// re-syncs every period with the same formula, for runs at equal data.
+func newSutphinEvery(period time.Duration, toServer, toClient Link) (Client, Server) {
+	return &sutphinClient{to: toServer, period: period}, &blFrameServer{to: toClient}
 }
 
 // sutphinClient asks once at connect (ReceivedPlayer → first frame):
@@ -273,6 +279,7 @@ func newSutphin(toServer, toClient Link) (Client, Server) {
 // offset = serverTime + rtt/2 − receiptFrameTime, Shared = frameTime + offset.
 type sutphinClient struct {
 	to        Link
+	period    time.Duration // 0: once
 	seq       uint64
 	sentAt    time.Duration
 	requested bool
@@ -284,19 +291,20 @@ type sutphinClient struct {
 }
 
 func (c *sutphinClient) Receive(m Msg, now time.Duration) {
-	if m.Kind == blKindTimeReply && !c.synced && !c.haveReply {
+	if m.Kind == blKindTimeReply && (!c.synced || c.period > 0) && !c.haveReply {
 		c.reply, c.haveReply = m, true
 	}
 }
 
 func (c *sutphinClient) Frame(now, dt time.Duration) {
 	c.frame.set(now)
-	if !c.synced && c.haveReply {
+	if c.haveReply && (!c.synced || c.period > 0) {
 		rtt := now - c.reply.T1
 		c.offset = c.reply.Value + rtt/2 - now
-		c.synced = true
+		c.synced, c.haveReply = true, false
 	}
-	if !c.synced && (!c.requested || now-c.sentAt >= sutphinRetry) {
+	if (!c.synced && (!c.requested || now-c.sentAt >= sutphinRetry)) ||
+		(c.synced && c.period > 0 && now-c.sentAt >= c.period) {
 		c.seq++
 		c.to.Send(Msg{Kind: blKindTimeRequest, Seq: c.seq, T1: now})
 		c.sentAt, c.requested = now, true
@@ -456,8 +464,8 @@ const (
 	median11Snap   = 500 * time.Millisecond // "more than 500 milliseconds" → snap
 )
 
-func newMedian11(toServer, toClient Link) (Client, Server) {
-	return &median11Client{to: toServer, timer: blTimer{period: median11Period}},
+func newMedian11Every(period time.Duration, toServer, toClient Link) (Client, Server) {
+	return &median11Client{to: toServer, timer: blTimer{period: period}},
 		&blEchoServer{to: toClient, req: blKindPing, resp: blKindPong}
 }
 
@@ -563,8 +571,8 @@ const (
 	simpsonWindow = 9
 )
 
-func newSimpson(toServer, toClient Link) (Client, Server) {
-	return &simpsonClient{to: toServer, timer: blTimer{period: simpsonPeriod}},
+func newSimpsonEvery(period time.Duration, toServer, toClient Link) (Client, Server) {
+	return &simpsonClient{to: toServer, timer: blTimer{period: period}},
 		&blEchoServer{to: toClient, req: blKindPing, resp: blKindPong}
 }
 
@@ -689,9 +697,12 @@ const (
 	ngoPingPeriod = time.Second
 )
 
-func newNGO(toServer, toClient Link) (Client, Server) {
-	return &ngoClient{to: toServer, ping: blTimer{period: ngoPingPeriod}, rtt: ngoInitialRTT},
-		&ngoServer{to: toClient}
+func newNGOEvery(period time.Duration, toServer, toClient Link) (Client, Server) {
+	// The documented sync period is ngoSyncTicks per ngoPingPeriod (one a
+	// second); another ping period scales it, in whole ticks.
+	ticks := max(1, int64(math.Round(float64(ngoSyncTicks)*period.Seconds()/ngoPingPeriod.Seconds())))
+	return &ngoClient{to: toServer, ping: blTimer{period: period}, rtt: ngoInitialRTT},
+		&ngoServer{to: toClient, every: ticks}
 }
 
 // ngoTickOf is NGO's NetworkTime tick of server time t at the tick rate:
@@ -728,6 +739,7 @@ func blFloorDiv(a, b int64) int64 {
 // transport's ack RTT excludes the peer's processing delay.
 type ngoServer struct {
 	to       Link
+	every    int64 // ticks between sync messages (ngoSyncTicks)
 	seq      uint64
 	nextTick int64
 	started  bool
@@ -737,14 +749,14 @@ func (s *ngoServer) Frame(now time.Duration) {
 	tick := ngoTickOf(now)
 	if !s.started {
 		s.started = true
-		s.nextTick = blFloorDiv(tick+ngoSyncTicks-1, ngoSyncTicks) * ngoSyncTicks
+		s.nextTick = blFloorDiv(tick+s.every-1, s.every) * s.every
 	}
 	if tick < s.nextTick {
 		return
 	}
 	s.seq++
 	s.to.Send(Msg{Kind: blKindNGOTick, Seq: s.seq, Tick: tick})
-	s.nextTick = (blFloorDiv(tick, ngoSyncTicks) + 1) * ngoSyncTicks
+	s.nextTick = (blFloorDiv(tick, s.every) + 1) * s.every
 }
 
 func (s *ngoServer) Receive(m Msg, now time.Duration) {

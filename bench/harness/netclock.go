@@ -11,32 +11,36 @@ import (
 
 // Ping schedule of netclock in the harness (and the transport's defaults).
 const (
-	BurstPings   = 10                     // pings at connect, one per frame
-	PingInterval = 100 * time.Millisecond // steady state: 10 Hz
-	TickRate     = 60
-	kindPing     = 1
-	kindPong     = 2
-	netclockName = "netclock"
+	BurstPings    = 10                     // pings at connect
+	BurstInterval = 20 * time.Millisecond  // between the connect burst's pings
+	PingInterval  = 100 * time.Millisecond // steady state: 10 Hz
+	TickRate      = 60
+	kindPing      = 1
+	kindPong      = 2
+	netclockName  = "netclock"
 )
 
 // Netclock returns netclock's own system: the clocksync estimator feeding
 // provider.Client, driving a ticksys.System, over the harness's network,
-// pinging BurstPings times at connect and then every PingInterval.
-func Netclock() System { return NetclockEvery(PingInterval) }
+// pinging as the transport does: BurstPings pings BurstInterval apart at
+// connect, then every PingInterval, on a timer of true time (see Pacer).
+func Netclock() System { return system(netclockName, KindNetclock, PingInterval, newNetclock) }
 
-// NetclockEvery is Netclock with another steady ping interval, for
-// choosing the default.
+// NetclockEvery is Netclock with another steady ping interval, named
+// "netclock@interval", for choosing the default.
 func NetclockEvery(interval time.Duration) System {
-	name := netclockName
+	s := Netclock().WithPing(interval)
 	if interval != PingInterval {
-		name = fmt.Sprintf("%s@%v", netclockName, interval)
+		s.Name = fmt.Sprintf("%s@%v", netclockName, interval)
 	}
-	return System{Name: name, New: func(toServer, toClient Link) (Client, Server) {
-		c := &ncClient{toServer: toServer, interval: interval}
-		c.est, _ = clocksync.New(clocksync.Config{})
-		c.prov, _ = provider.NewClient(provider.ClientConfig{Clock: func() time.Duration { return c.now }})
-		return c, &echoServer{toClient: toClient}
-	}}
+	return s
+}
+
+func newNetclock(interval time.Duration, toServer, toClient Link) (Client, Server) {
+	c := &ncClient{toServer: toServer, interval: interval}
+	c.est, _ = clocksync.New(clocksync.Config{})
+	c.prov, _ = provider.NewClient(provider.ClientConfig{Clock: func() time.Duration { return c.now }})
+	return c, &echoServer{toClient: toClient}
 }
 
 // echoServer answers each ping at once, stamped on arrival and departure
@@ -59,21 +63,26 @@ type ncClient struct {
 	prov     *provider.Client
 	sys      *ticksys.System
 
-	now      time.Duration // the client clock, for the provider
-	seq      uint64
-	lastPing time.Duration
-	resets   int
+	now    time.Duration // the client clock, for the provider
+	seq    uint64
+	resets int
 
 	firstPong time.Duration
 }
 
+// Ping implements Pacer: the connect burst, then the steady interval.
+func (c *ncClient) Ping(now time.Duration) time.Duration {
+	c.now = now
+	c.seq++
+	c.toServer.Send(Msg{Kind: kindPing, Seq: c.seq, T1: now})
+	if c.seq < BurstPings {
+		return BurstInterval
+	}
+	return c.interval
+}
+
 func (c *ncClient) Frame(now, dt time.Duration) {
 	c.now = now
-	if c.seq < BurstPings || now-c.lastPing >= c.interval {
-		c.seq++
-		c.lastPing = now
-		c.toServer.Send(Msg{Kind: kindPing, Seq: c.seq, T1: now})
-	}
 	if c.sys != nil {
 		c.sys.Advance(dt)
 	}
@@ -139,6 +148,7 @@ func (c *ncClient) Resets() int { return c.resets }
 
 // Resetter is implemented by clients that count hard resets (snaps).
 type Resetter interface {
+	// Resets returns the hard resets so far.
 	Resets() int
 }
 
@@ -146,5 +156,7 @@ type Resetter interface {
 // than Shared (netclock's predicted time runs a lead ahead of it). The
 // delivered rate is measured on it; without it, on Shared.
 type Timeliner interface {
+	// Timeline returns the timeline's reading at the client clock
+	// reading now, as Shared does.
 	Timeline(now time.Duration) time.Duration
 }

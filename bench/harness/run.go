@@ -2,14 +2,22 @@ package harness
 
 import (
 	"cmp"
-	"container/heap"
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/netclock/netclock/netsim"
+)
+
+// Limits of a Run: it keeps every client frame's error in memory (16 bytes
+// a frame).
+const (
+	// MaxDuration is the longest run.
+	MaxDuration = 24 * time.Hour
+	// MaxFrames is the most client frames a run may have (2^23: 39 hours
+	// at 60 Hz, 2.3 hours at the 1000 Hz limit of netsim).
+	MaxFrames = 1 << 23
 )
 
 // Options configure a Run.
@@ -32,17 +40,25 @@ type Options struct {
 // Systems returns netclock followed by the seed baselines.
 func Systems() []System { return append([]System{Netclock()}, Baselines()...) }
 
+// AllSystems returns netclock, the seed baselines and the reference filters.
+func AllSystems() []System { return append(Systems(), References()...) }
+
 // Percentiles of |error| in milliseconds.
 type Percentiles struct {
-	P50  float64 `json:"p50"`
-	P99  float64 `json:"p99"`
-	P999 float64 `json:"p999"`
-	Max  float64 `json:"max"`
+	P50  float64 `json:"p50"`  // median
+	P99  float64 `json:"p99"`  // 99th percentile
+	P999 float64 `json:"p999"` // 99.9th percentile
+	Max  float64 `json:"max"`  // the largest
 }
 
 // Result is one system's measurements.
 type Result struct {
+	// System is the System's Name.
 	System string `json:"system"`
+	// Kind is "netclock", "seed" or "reference".
+	Kind Kind `json:"kind"`
+	// PingS is the system's request period in seconds (0: once).
+	PingS float64 `json:"ping_s"`
 	// SharedErrorMS: |shared − true server time| over every client frame
 	// after the warm-up.
 	SharedErrorMS Percentiles `json:"shared_error_ms"`
@@ -62,21 +78,24 @@ type Result struct {
 	// and running slow (< −500 ppm), per minute after the warm-up: steady
 	// oscillation.
 	ReversalsPerMin float64 `json:"reversals_per_min"`
-	// Trace holds (time s, error ms) pairs if Options.TraceEvery is set.
+	// Trace holds samples of the error and bound if Options.TraceEvery is
+	// set.
 	Trace []TracePoint `json:"-"`
 }
 
-// TracePoint is one sample of a system's error.
+// TracePoint is one sample of a system's error and bound.
 type TracePoint struct {
-	T, ErrMS float64
+	T       float64 // true time since the start, in seconds
+	ErrMS   float64 // shared − true server time, in ms
+	BoundMS float64 // the system's error bound, in ms; 0 if it publishes none
 }
 
 // Report is the outcome of a Run.
 type Report struct {
-	Profile   string   `json:"profile"`
-	Seed      uint64   `json:"seed"`
-	DurationS float64  `json:"duration_s"`
-	Results   []Result `json:"results"`
+	Profile   string   `json:"profile"`    // the profile's name
+	Seed      uint64   `json:"seed"`       // Options.Seed
+	DurationS float64  `json:"duration_s"` // simulated time, in seconds
+	Results   []Result `json:"results"`    // one per system, in Options.Systems' order
 }
 
 const (
@@ -99,9 +118,17 @@ func Run(o Options) (Report, error) {
 	if o.Systems == nil {
 		o.Systems = Systems()
 	}
+	frame := o.Profile.Frames.Interval
+	if frame <= 0 {
+		frame = netsim.DefaultFrameInterval
+	}
 	switch {
 	case o.Duration < 0 || o.Warmup < 0:
 		return Report{}, errors.New("harness: negative duration or warm-up")
+	case o.Duration > MaxDuration:
+		return Report{}, fmt.Errorf("harness: duration %v is longer than the maximum %v", o.Duration, MaxDuration)
+	case o.Duration/frame > MaxFrames:
+		return Report{}, fmt.Errorf("harness: %v of %v frames is more than %d frames: shorten the run", o.Duration, frame, MaxFrames)
 	case o.Warmup >= o.Duration:
 		return Report{}, fmt.Errorf("harness: warm-up %v is not shorter than the run %v", o.Warmup, o.Duration)
 	}
@@ -125,6 +152,7 @@ const (
 	evToClient
 	evServerFrame
 	evClientFrame
+	evClientPing
 )
 
 type event struct {
@@ -134,10 +162,11 @@ type event struct {
 	msg  Msg
 }
 
+// eventQueue is a binary min-heap of events, typed (container/heap would
+// box every event in an interface: an allocation per message).
 type eventQueue []event
 
-func (q eventQueue) Len() int { return len(q) }
-func (q eventQueue) Less(i, j int) bool {
+func (q eventQueue) less(i, j int) bool {
 	if c := cmp.Compare(q[i].at, q[j].at); c != 0 {
 		return c < 0
 	}
@@ -146,13 +175,42 @@ func (q eventQueue) Less(i, j int) bool {
 	}
 	return q[i].seq < q[j].seq
 }
-func (q eventQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *eventQueue) Push(x any)   { *q = append(*q, x.(event)) }
-func (q *eventQueue) Pop() any {
-	old := *q
-	x := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return x
+
+func (q *eventQueue) push(e event) {
+	*q = append(*q, e)
+	h := *q
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (q *eventQueue) pop() event {
+	h := *q
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < n && h.less(l, m) {
+			m = l
+		}
+		if r := l + 1; r < n && h.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	*q = h
+	return top
 }
 
 // sim is one system's run.
@@ -169,7 +227,7 @@ type sim struct {
 
 func (s *sim) push(at time.Duration, kind int, m Msg) {
 	s.seq++
-	heap.Push(&s.q, event{at: at, kind: kind, seq: s.seq, msg: m})
+	s.q.push(event{at: at, kind: kind, seq: s.seq, msg: m})
 }
 
 type linkFunc func(Msg)
@@ -203,24 +261,42 @@ func runOne(o Options, sys System) (Result, error) {
 		}
 	})
 	client, server := sys.New(toServer, toClient)
+	pacer, paced := client.(Pacer)
 
 	s.push(0, evClientFrame, Msg{})
+	if paced {
+		s.push(0, evClientPing, Msg{})
+	}
 	s.push(sc.TrueTimeAfter(0, 0), evServerFrame, Msg{})
 	serverFrames := time.Duration(0)
 
 	m := newMeter(o)
 	lastClient := cc.Read(0)
-	for s.q.Len() > 0 {
-		ev := heap.Pop(&s.q).(event)
+	for len(s.q) > 0 {
+		ev := s.q.pop()
 		if ev.at > o.Duration {
 			break
 		}
 		s.now = ev.at
+		if until, asleep := cc.SuspendedUntil(s.now); asleep {
+			// The client sleeps: what arrives for it is lost, its
+			// frames and timers run again when it wakes.
+			switch ev.kind {
+			case evToClient:
+				continue
+			case evClientFrame, evClientPing:
+				s.push(until, ev.kind, ev.msg)
+				continue
+			}
+		}
 		switch ev.kind {
 		case evToServer:
 			server.Receive(ev.msg, sc.Read(s.now))
 		case evToClient:
 			client.Receive(ev.msg, cc.Read(s.now))
+		case evClientPing:
+			next := pacer.Ping(cc.Read(s.now))
+			s.push(s.now+max(next, time.Microsecond), evClientPing, Msg{})
 		case evServerFrame:
 			server.Frame(sc.Read(s.now))
 			serverFrames += ServerFrame
@@ -241,6 +317,7 @@ func runOne(o Options, sys System) (Result, error) {
 		}
 	}
 	r := m.result(sys.Name)
+	r.Kind, r.PingS = sys.Kind, sys.Ping.Seconds()
 	if rs, ok := client.(Resetter); ok {
 		r.Resets = rs.Resets()
 	}
@@ -263,8 +340,12 @@ type meter struct {
 	trace                   []TracePoint
 }
 
+// maxPrealloc caps the per-frame buffers preallocated for a run (about an
+// hour of 60 Hz frames); longer runs grow them as they go.
+const maxPrealloc = 1 << 18
+
 func newMeter(o Options) *meter {
-	n := int(o.Duration / (16 * time.Millisecond))
+	n := int(min(o.Duration/(16*time.Millisecond), maxPrealloc))
 	return &meter{o: o, errs: make([]float64, 0, n), rates: make([]float64, 0, n)}
 }
 
@@ -279,7 +360,11 @@ func (m *meter) frame(t, e, tl, bound time.Duration, hasBound bool) {
 		m.lastBad, m.everBad = t, true
 	}
 	if m.o.TraceEvery > 0 && t >= m.nextTrace {
-		m.trace = append(m.trace, TracePoint{T: t.Seconds(), ErrMS: float64(e) / 1e6})
+		tp := TracePoint{T: t.Seconds(), ErrMS: float64(e) / 1e6}
+		if hasBound {
+			tp.BoundMS = float64(bound) / 1e6
+		}
+		m.trace = append(m.trace, tp)
 		m.nextTrace = t + m.o.TraceEvery
 	}
 	if m.any && t >= m.o.Warmup {
@@ -315,11 +400,9 @@ func (m *meter) frame(t, e, tl, bound time.Duration, hasBound bool) {
 
 func (m *meter) result(name string) Result {
 	r := Result{System: name, Trace: m.trace}
-	slices.Sort(m.errs)
-	r.SharedErrorMS = Percentiles{P50: quantile(m.errs, 0.5), P99: quantile(m.errs, 0.99),
-		P999: quantile(m.errs, 0.999), Max: quantile(m.errs, 1)}
-	slices.Sort(m.rates)
-	r.RateP99PPM = quantile(m.rates, 0.99)
+	r.SharedErrorMS = Percentiles{P50: selectQuantile(m.errs, 0.5), P99: selectQuantile(m.errs, 0.99),
+		P999: selectQuantile(m.errs, 0.999), Max: selectQuantile(m.errs, 1)}
+	r.RateP99PPM = selectQuantile(m.rates, 0.99)
 	if after := m.o.Duration - m.o.Warmup; after > 0 {
 		r.ReversalsPerMin = float64(m.reversals) / after.Minutes()
 	}
@@ -336,6 +419,16 @@ func (m *meter) result(name string) Result {
 		r.BoundCoverage = &c
 	}
 	return r
+}
+
+// selectQuantile is quantile on unsorted v, which it reorders: a linear
+// selection instead of a sort.
+func selectQuantile(v []float64, q float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(q*float64(len(v)))) - 1
+	return nth(v, max(0, min(len(v)-1, i)))
 }
 
 // quantile returns the q-quantile of sorted v (nearest rank); 0 if empty.

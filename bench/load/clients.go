@@ -44,9 +44,9 @@ type clientOpts struct {
 
 // ClientReport is what the clients mode prints.
 type ClientReport struct {
-	Mode      string `json:"mode"` // "netclock" or "echo"
-	N         int    `json:"n"`
-	Connected int    `json:"connected"`
+	Mode      string `json:"mode"`      // "netclock" or "echo"
+	N         int    `json:"n"`         // clients started
+	Connected int    `json:"connected"` // clients that connected
 	// Synced counts netclock clients synced at the window's start.
 	Synced int `json:"synced,omitempty"`
 	// Dial phase: refusals (CONNECTION_REFUSED from quic-go's accept
@@ -60,6 +60,8 @@ type ClientReport struct {
 	DialS          float64        `json:"dial_s"`
 	DialErrors     map[string]int `json:"dial_errors,omitempty"`
 
+	// WindowStarted is false if the run ended before the window; WindowS
+	// is the window's length in seconds.
 	WindowStarted bool    `json:"window_started"`
 	WindowS       float64 `json:"window_s"`
 	// In the window, summed over the clients:
@@ -86,7 +88,8 @@ type ClientReport struct {
 	// In the window: the clients' GC, and the whole machine's CPU.
 	GC      GCReport   `json:"gc"`
 	Machine MachineCPU `json:"machine_cpu"`
-	Notes   []string   `json:"notes,omitempty"`
+	// Notes say what the numbers do not.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // recorder collects the RTTs of the window.

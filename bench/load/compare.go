@@ -34,17 +34,17 @@ type compareOpts struct {
 
 // Run is one server and clients subprocess pair.
 type Run struct {
-	Part    string        `json:"part"`
-	Rep     int           `json:"rep"`
-	Server  *ServerReport `json:"server"`
-	Clients *ClientReport `json:"clients"`
+	Part    string        `json:"part"`    // which comparison: the -compare part this run belongs to
+	Rep     int           `json:"rep"`     // repetition number, from 0
+	Server  *ServerReport `json:"server"`  // the server subprocess's report
+	Clients *ClientReport `json:"clients"` // the clients subprocess's report
 }
 
 // CompareResult holds every run of a compare.
 type CompareResult struct {
-	Started string `json:"started"`
-	Args    string `json:"args"`
-	Runs    []Run  `json:"runs"`
+	Started string `json:"started"` // start time, RFC 3339
+	Args    string `json:"args"`    // the command line
+	Runs    []Run  `json:"runs"`    // in the order they ran
 }
 
 type pairSpec struct {

@@ -95,14 +95,14 @@ func (h *hist) quantile(q float64) float64 {
 
 // Dist summarizes a distribution of durations, in microseconds.
 type Dist struct {
-	Count  uint64  `json:"count"`
-	MinUS  float64 `json:"min_us"`
-	P50US  float64 `json:"p50_us"`
-	P90US  float64 `json:"p90_us"`
-	P99US  float64 `json:"p99_us"`
-	P999US float64 `json:"p999_us"`
-	MaxUS  float64 `json:"max_us"`
-	MeanUS float64 `json:"mean_us"`
+	Count  uint64  `json:"count"`   // samples
+	MinUS  float64 `json:"min_us"`  // smallest
+	P50US  float64 `json:"p50_us"`  // median
+	P90US  float64 `json:"p90_us"`  // 90th percentile
+	P99US  float64 `json:"p99_us"`  // 99th percentile
+	P999US float64 `json:"p999_us"` // 99.9th percentile
+	MaxUS  float64 `json:"max_us"`  // largest
+	MeanUS float64 `json:"mean_us"` // mean
 }
 
 func (h *hist) dist() Dist {

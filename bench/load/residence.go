@@ -124,8 +124,8 @@ func (s *sizeHist) add(size int) {
 
 // SizeCount is how many packets of a size were seen.
 type SizeCount struct {
-	Size  int    `json:"size"`
-	Count uint64 `json:"count"`
+	Size  int    `json:"size"`  // bytes
+	Count uint64 `json:"count"` // packets of that size
 }
 
 // top returns the k most frequent sizes, by size.
@@ -144,10 +144,10 @@ func (s *sizeHist) top(k int) []SizeCount {
 
 // ResidenceReport is the server's ping residence time.
 type ResidenceReport struct {
-	Method string `json:"method"`
+	Method string `json:"method"` // how residence was measured
 	Dist
-	PingMinBytes int `json:"ping_min_bytes"`
-	PongMinBytes int `json:"pong_min_bytes"`
+	PingMinBytes int `json:"ping_min_bytes"` // smallest packet counted as a ping
+	PongMinBytes int `json:"pong_min_bytes"` // smallest packet counted as a pong
 	// Unanswered counts ping-sized packets that arrived while an earlier
 	// one from the same client was still unanswered.
 	Unanswered int64 `json:"unanswered"`

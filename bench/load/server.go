@@ -39,20 +39,20 @@ type serverOpts struct {
 
 // ServerCounts are a server's running counts.
 type ServerCounts struct {
-	Clients  int   `json:"clients"`
-	Accepted int64 `json:"accepted"`
-	Refused  int64 `json:"refused"`
-	Failed   int64 `json:"failed"`
-	Pings    int64 `json:"pings"`
+	Clients  int   `json:"clients"`  // connected now
+	Accepted int64 `json:"accepted"` // handshakes that succeeded
+	Refused  int64 `json:"refused"`  // handshakes refused
+	Failed   int64 `json:"failed"`   // connections dropped before a valid hello
+	Pings    int64 `json:"pings"`    // pings answered
 }
 
 // MemReport is the memory at idle (no client) and with the window's
 // clients connected (pinging at their steady rate), and the difference
 // per connection. Every snapshot follows a forced GC and scavenge.
 type MemReport struct {
-	Before MemSnapshot `json:"before"`
-	With   MemSnapshot `json:"with_clients"`
-	Conns  int         `json:"conns"`
+	Before MemSnapshot `json:"before"`       // idle, no client
+	With   MemSnapshot `json:"with_clients"` // the window's clients connected
+	Conns  int         `json:"conns"`        // connections in With
 	// Per connection: (With − Before) / Conns.
 	PerConnHeapBytes      float64 `json:"per_conn_heap_bytes"`
 	PerConnHeapStackBytes float64 `json:"per_conn_heap_stack_bytes"`
@@ -63,7 +63,7 @@ type MemReport struct {
 // ServerReport is what a server mode prints.
 type ServerReport struct {
 	Mode string `json:"mode"` // "netclock" or "echo"
-	Addr string `json:"addr"`
+	Addr string `json:"addr"` // the address it listened on
 	// Expect is the client count that starts the window; ExpectTimedOut
 	// whether it started without them.
 	Expect         int  `json:"expect"`
@@ -75,7 +75,8 @@ type ServerReport struct {
 	// netclock, the echo server's own counts otherwise).
 	Start ServerCounts `json:"at_window_start"`
 	End   ServerCounts `json:"at_window_end"`
-	// Pings is the pings answered in the window.
+	// Pings is the pings answered in the window, PingRate per second; CPU
+	// the server's CPU time in the window, PerPingUS per ping.
 	Pings     int64     `json:"pings"`
 	PingRate  float64   `json:"ping_rate_hz"`
 	CPU       CPUReport `json:"cpu"`
@@ -93,7 +94,8 @@ type ServerReport struct {
 	Residence *ResidenceReport `json:"residence,omitempty"`
 	// NetclockStats is transport's ServerStats at the window's end.
 	NetclockStats *transport.ServerStats `json:"netclock_stats,omitempty"`
-	Notes         []string               `json:"notes,omitempty"`
+	// Notes say what the numbers do not.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // loadServer is the part of a netclock or echo server the load run uses.

@@ -41,10 +41,10 @@ func rssBytes() int64 {
 
 // MemSnapshot is the process's memory after a forced GC and scavenge.
 type MemSnapshot struct {
-	HeapInuse  uint64 `json:"heap_inuse_bytes"`
-	StackInuse uint64 `json:"stack_inuse_bytes"`
-	RSS        int64  `json:"rss_bytes"`
-	Goroutines int    `json:"goroutines"`
+	HeapInuse  uint64 `json:"heap_inuse_bytes"`  // runtime.MemStats.HeapInuse
+	StackInuse uint64 `json:"stack_inuse_bytes"` // runtime.MemStats.StackInuse
+	RSS        int64  `json:"rss_bytes"`         // resident set size, from /proc
+	Goroutines int    `json:"goroutines"`        // runtime.NumGoroutine
 }
 
 // memSnapshot collects garbage and returns freed memory to the OS first,
@@ -59,9 +59,9 @@ func memSnapshot() MemSnapshot {
 
 // CPUReport is CPU time over a measurement window.
 type CPUReport struct {
-	UserS  float64 `json:"user_s"`
-	SysS   float64 `json:"sys_s"`
-	TotalS float64 `json:"total_s"`
+	UserS  float64 `json:"user_s"`  // user CPU seconds
+	SysS   float64 `json:"sys_s"`   // system CPU seconds
+	TotalS float64 `json:"total_s"` // user + system
 	// Utilization is CPU time per wall time (1 = one core busy).
 	Utilization float64 `json:"utilization"`
 }
@@ -139,7 +139,7 @@ func us(d time.Duration) float64 { return float64(d.Nanoseconds()/10) / 100 }
 // MachineCPU is the whole machine's CPU use over a window, from
 // /proc/stat: every process, the other users of the machine included.
 type MachineCPU struct {
-	Cores int `json:"cores"`
+	Cores int `json:"cores"` // cores the machine has
 	// BusyCores is how many cores were busy on average (user, nice,
 	// system, irq, softirq); StealCores how many the hypervisor took.
 	BusyCores  float64 `json:"busy_cores"`
@@ -182,8 +182,8 @@ func (m statMark) since() MachineCPU {
 
 // GCReport is the garbage collector's work over a window.
 type GCReport struct {
-	Cycles       uint32  `json:"cycles"`
-	PauseTotalMS float64 `json:"pause_total_ms"`
+	Cycles       uint32  `json:"cycles"`         // GC cycles completed
+	PauseTotalMS float64 `json:"pause_total_ms"` // stop-the-world pauses, summed
 	// MaxPauseMS is the longest stop-the-world pause among the last 256.
 	MaxPauseMS float64 `json:"max_pause_ms"`
 	// CPUFraction is the GC's share of the CPU since the program started.

@@ -135,6 +135,8 @@ const (
 	EventRestart
 )
 
+// String returns the event's name as logs print it: "none", "clock-jump",
+// "path-change" or "clock-shift" ("Event(n)" for an unknown value).
 func (e Event) String() string {
 	switch e {
 	case EventNone:
