@@ -251,11 +251,13 @@ func (e *Estimator) clockExplains(rec recentSummary, ru, rw, pU, pW, tolU, tolW 
 	dU, dW := rec.mu-ru, rec.mw-rw
 	// The other direction's recent floor moved the opposite way by about
 	// as much as this one's window floor.
+	// (At least half as much, whatever the noise allows: a path that
+	// changed leaves the other direction where it was.)
 	switch {
 	case abs64(pU) > tolU && abs64(pW) <= tolW:
-		return (dU < 0) == (pU < 0) && abs64(dW+pU) <= tU+tW
+		return (dU < 0) == (pU < 0) && (dW < 0) != (pU < 0) && 2*abs64(dW) >= abs64(pU) && abs64(dW+pU) <= tU+tW
 	case abs64(pW) > tolW && abs64(pU) <= tolU:
-		return (dW < 0) == (pW < 0) && abs64(dU+pW) <= tU+tW
+		return (dW < 0) == (pW < 0) && (dU < 0) != (pW < 0) && 2*abs64(dU) >= abs64(pW) && abs64(dU+pW) <= tU+tW
 	}
 	return false
 }
