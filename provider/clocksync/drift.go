@@ -2,7 +2,6 @@ package clocksync
 
 import (
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -49,9 +48,6 @@ func (e *Estimator) fit(now int64, drift bool) {
 			k := driftPrior * driftPrior / (driftPrior*driftPrior + se*se)
 			r, se = r*k, math.Sqrt(k)*se
 			changed = r != e.r
-			if debugShift != nil {
-				debugShift(now, int64(r*1e9), int64(e.driftHold))
-			}
 			e.r, e.rSE, e.fitted = r, se, true
 		}
 	}
@@ -97,7 +93,7 @@ func (e *Estimator) regressBins(from int) (r, se float64, ok bool) {
 			return 0, 0, false
 		}
 	}
-	for range 3 {
+	for range 2 {
 		if r, se, ok = e.fitOnce(from, r, true); !ok {
 			return 0, 0, false
 		}
@@ -258,8 +254,7 @@ func (e *Estimator) weigh(start int, floor float64, weighted bool) {
 		ws[j] -= floor
 		e.tmp = append(e.tmp, ws[j])
 	}
-	slices.Sort(e.tmp)
-	scale := max(4*e.tmp[min(len(e.tmp)-1, max(1, len(e.tmp)/8))], 20e-6)
+	scale := max(4*nth(e.tmp, min(len(e.tmp)-1, max(1, len(e.tmp)/8))), 20e-6)
 	for j := range ws {
 		q := ws[j] / scale
 		ws[j] = 1 / (1 + q*q)
@@ -289,3 +284,35 @@ func centre(xs, ys, ws []float64) {
 // floor: an estimate of how far the floor can still be above the true one
 // (for a density that is finite at the floor the spacings are exponential
 // with this mean).
+
+// nth returns the k-th smallest of v (0-based), reordering v: Hoare's
+// selection, in place.
+func nth(v []float64, k int) float64 {
+	lo, hi := 0, len(v)-1
+	for lo < hi {
+		p := v[(lo+hi)/2]
+		i, j := lo, hi
+		for i <= j {
+			for v[i] < p {
+				i++
+			}
+			for v[j] > p {
+				j--
+			}
+			if i <= j {
+				v[i], v[j] = v[j], v[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return v[k]
+		}
+	}
+	return v[k]
+}

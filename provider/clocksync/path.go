@@ -34,6 +34,8 @@ type pathRef struct {
 	asymErr    int64 // bound on the error of asym from inferred changes
 	bound      int64 // the offset's statistical error bound when it was confirmed
 	n          int   // samples in the window when it was confirmed
+	// How far each floor has been let fall as convergence since.
+	fellU, fellW int64
 	at         int64 // client time the state was last confirmed
 }
 
@@ -140,27 +142,28 @@ func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 	// While old samples leave the window the floors' spacing (and so the
 	// current tolerance) swells; the reference's is the steadier measure.
 	tolU, tolW = max(tolMin, min(tolU, e.ref.tolU)), max(tolMin, min(tolW, e.ref.tolW))
+	if abs64(pU) <= tolU && abs64(pW) <= tolW {
+		return e.samePath(used, tolU, tolW, now)
+	}
 	rec := e.recent(now, ru-tolU, rw-tolW)
 	// A floor that falls through a single sample is the minimum still
 	// settling (convergence); a path that got shorter, or a queue that
 	// drains, brings many samples below the old floor. Follow the first.
-	if pU < -tolU && rec.belowU < settledBelow {
+	// But only so far: the minimum settles by a few spacings, while a
+	// queue that drains slowly moves the floor down one sample at a time
+	// for as long as it drains.
+	if pU < -tolU && rec.belowU < settledBelow && e.ref.fellU-pU <= tolU {
+		e.ref.fellU -= pU
 		e.ref.uRaw, e.ref.tu = used.minU+e.trend(used.tu), used.tu
 		pU = 0
 	}
-	if pW < -tolW && rec.belowW < settledBelow {
+	if pW < -tolW && rec.belowW < settledBelow && e.ref.fellW-pW <= tolW {
+		e.ref.fellW -= pW
 		e.ref.wRaw, e.ref.tw = used.minW-e.trend(used.tw), used.tw
 		pW = 0
 	}
 	if abs64(pU) <= tolU && abs64(pW) <= tolW {
-		// The same path. Renew the reference now and then, so it follows
-		// the clock (drift error) and the floors' convergence, but never
-		// continuously: a gradual one-sided move must add up to a change.
-		if now-e.ref.at >= refEvery {
-			e.ref = e.makeRef(used, tolU, tolW, now)
-			e.remember(e.ref)
-		}
-		return EventNone
+		return e.samePath(used, tolU, tolW, now)
 	}
 	// The window's floors lag a rise by the window and follow a fall at
 	// once, so a clock that slews shows as one floor falling alone. The
@@ -260,6 +263,18 @@ func (e *Estimator) clockExplains(rec recentSummary, ru, rw, pU, pW, tolU, tolW 
 		return (dW < 0) == (pW < 0) && (dU < 0) != (pW < 0) && 2*abs64(dU) >= abs64(pW) && abs64(dU+pW) <= tU+tW
 	}
 	return false
+}
+
+// samePath renews the reference of a path that has not changed now and
+// then, so that it follows the clock (the drift's error) and the floors'
+// convergence — but never continuously: a gradual one-sided move must add
+// up to a change.
+func (e *Estimator) samePath(used scanned, tolU, tolW, now int64) Event {
+	if now-e.ref.at >= refEvery {
+		e.ref = e.makeRef(used, tolU, tolW, now)
+		e.remember(e.ref)
+	}
+	return EventNone
 }
 
 // holdErr is the offset's statistical error bound now (without A's error),

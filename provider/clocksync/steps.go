@@ -89,10 +89,18 @@ func (e *Estimator) detectSteps() Event {
 			skip = 1
 		}
 		a, b := e.changeSkipping(span, skip)
-		meanU, meanW := riseU/2, riseW/2
-		isJump := (a < -dropU && b > dropW) || (b < -dropW && a > dropU)
+		// The rising side is measured on a few samples, whose minimum sits
+		// about the mean excess over their count above the floor: it must
+		// rise beyond that.
+		k := int64(max(1, span-skip))
+		upU, upW := max(dropU, 4*(riseU/2)/k), max(dropW, 4*(riseW/2)/k)
+		isJump := (a < -dropU && b > upW) || (b < -dropW && a > upU)
 		e.belowU, e.belowW, e.aboveU, e.aboveW = 0, 0, 0, 0
-		if ma, mb := abs64(a), abs64(b); isJump && abs64(ma-mb) <= max(meanU+meanW, max(ma, mb)/4) {
+		// Equal and opposite within a third (a short span's minimum sits
+		// a little above its floor), and not one side dropping while the
+		// other only wobbles: the mean excess (meanU, meanW) is no
+		// measure here, as a queue draining inflates it.
+		if ma, mb := abs64(a), abs64(b); isJump && abs64(ma-mb) <= max(ma, mb)/3+int64(200*time.Microsecond) {
 			e.olderDirty = true
 			e.restart(span - skip)
 			e.acquiring = acquireSamples
@@ -124,7 +132,8 @@ func (e *Estimator) detectSteps() Event {
 	meanU, meanW := riseU/2, riseW/2
 	noiseU := max(int64(200*time.Microsecond), 6*meanU/int64(span))
 	noiseW := max(int64(200*time.Microsecond), 6*meanW/int64(span))
-	if (a < 0) != (b < 0) && abs64(a) > noiseU && abs64(b) > noiseW &&
+	// (A rise as old as the window leaves nothing before it to compare.)
+	if span <= e.n/2 && (a < 0) != (b < 0) && abs64(a) > noiseU && abs64(b) > noiseW &&
 		abs64(a+b) <= max(noiseU+noiseW, max(abs64(a), abs64(b))/2) {
 		// The rate changed: the window and the drift history keep only
 		// what followed the shift, the drift is refitted on every new bin
@@ -183,9 +192,6 @@ func (e *Estimator) detectSteps() Event {
 // segment its own intercept, so the step, whatever its exact size, reads
 // as no slope.
 func (e *Estimator) shiftBins(stepAt, du, dw int64) {
-	if debugShift != nil {
-		debugShift(stepAt, du, dw)
-	}
 	if du == 0 && dw == 0 {
 		return
 	}
@@ -222,8 +228,6 @@ func (e *Estimator) shiftBins(stepAt, du, dw int64) {
 		e.cur.segW = e.segW
 	}
 }
-
-var debugShift func(a, b, c int64)
 
 // changeSkipping is change over the newest span samples, leaving out the
 // first skip of them.
