@@ -212,6 +212,7 @@ type Estimator struct {
 	ref        pathRef
 	refSet     bool
 	acquiring  int   // samples left to converge freely on
+	slewing    bool  // the acquisition follows a clock shift
 	asymErr    int64 // bound on asym's error from inferred path changes
 	known      [numKnown]pathRef
 	knownN     int
@@ -351,6 +352,7 @@ func (e *Estimator) Observe(s provider.Sample) error {
 	e.wd[i] = w + e.trend(tc)
 	e.n++
 	e.acquiring = max(0, e.acquiring-1)
+	e.slewing = e.slewing && e.acquiring > 0
 
 	if ev := e.detectSteps(); ev != EventNone {
 		e.last = ev
@@ -364,6 +366,7 @@ func (e *Estimator) Observe(s provider.Sample) error {
 	e.update(tc)
 	return nil
 }
+
 
 // Stall gate parameters: a sample whose round trip is more than
 // max(gateMin, gateJitters × the jitter) above the floor is set aside,

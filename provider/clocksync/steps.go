@@ -111,7 +111,9 @@ func (e *Estimator) detectSteps() Event {
 		// that the run is no longer held out (and a drop this clear is a
 		// path change even while converging); the drift history moves
 		// onto the new floor.
-		e.acquiring = 0
+		if !e.slewing {
+			e.acquiring = 0
+		}
 		var du, dw int64
 		if spanU >= jc {
 			du, _ = e.changeSkipping(min(spanU, e.n-1), 0)
@@ -128,7 +130,11 @@ func (e *Estimator) detectSteps() Event {
 	// sample by sample. Equal and opposite moves are the clock.
 	spanU, spanW := e.aboveU, e.aboveW
 	span := min(max(spanU, spanW), e.n-1)
-	a, b := e.change(span)
+	// Each floor now — the newest quarter of the span, at least rc
+	// samples — against the floor before the span: a slew is a ramp, whose
+	// rising side is lowest at the span's start.
+	q := min(span, max(rc, span/4))
+	a, b := e.changeSkipping(span, span-q)
 	meanU, meanW := riseU/2, riseW/2
 	noiseU := max(int64(200*time.Microsecond), 6*meanU/int64(span))
 	noiseW := max(int64(200*time.Microsecond), 6*meanW/int64(span))
@@ -153,8 +159,11 @@ func (e *Estimator) detectSteps() Event {
 		// path change up to a recent window before the rise showed.)
 		e.undoPathChangesSince(since - recentWindow)
 		// The floors now come from what followed the shift alone: take
-		// them as the reference afresh.
-		e.acquiring = acquireSamples
+		// them as the reference afresh, and for longer than after a start,
+		// as a slew goes on for as long as it corrects and the drift
+		// tracker follows it bin by bin.
+		e.acquiring = 4 * acquireSamples
+		e.slewing = true
 		e.stats.ClockShifts++
 		return EventClockShift
 	}
