@@ -367,7 +367,6 @@ func (e *Estimator) Observe(s provider.Sample) error {
 	return nil
 }
 
-
 // Stall gate parameters: a sample whose round trip is more than
 // max(gateMin, gateJitters × the jitter) above the floor is set aside,
 // unless such samples go on for gateRun samples and gateHold: then the path

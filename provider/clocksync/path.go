@@ -36,7 +36,7 @@ type pathRef struct {
 	n          int   // samples in the window when it was confirmed
 	// How far each floor has been let fall as convergence since.
 	fellU, fellW int64
-	at         int64 // client time the state was last confirmed
+	at           int64 // client time the state was last confirmed
 }
 
 // pathEvent records a path change, so that a clock shift found later can
