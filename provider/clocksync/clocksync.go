@@ -20,22 +20,25 @@
 // when jitter differs by direction; averaging converges like 1/√N and is
 // biased by the jitter asymmetry.
 //
-// The drift (the server clock's rate against the client's) comes from a
-// pooled least-squares fit over the low-delay samples of both directions.
+// The drift (the server clock's rate against the client's) comes from the
+// minima of 2 s bins: one weighted slope per direction, each bin weighted by
+// how close it came to its direction's floor, combined by inverse variance
+// (drift.go).
 //
-// Steps are classified: when a direction's floor drops below its minimum
-// (which queueing cannot do) for JumpConfirm samples, or rises above it for
-// RiseConfirm samples, the estimator compares both directions. A change of
-// equal size and opposite sign is a clock jump (suspend/resume, VM
-// migration): the window restarts. Anything else is a path change (a route
-// or latency step): the history is rebased onto the new floors and A absorbs
-// the one-sided part, so the offset does not move — where every RTT/2 method
-// moves by half the step.
+// A move of the floors is the clock's when both move by the same amount in
+// opposite directions, the path's when one moves by itself. Clock moves
+// move the offset: a jump (steps.go) restarts the window, a slew is
+// followed by the drift. Path moves must not: the path tracker (path.go)
+// holds the offset across them and the asymmetry term A absorbs the move,
+// and a path that returns to a state seen before takes that state's A
+// back. Samples far slower than the floor (a paused peer) are set aside.
+// The estimator's State says which of these it stands on.
 //
-// The error bound comes from the spacing of the lowest samples in each
-// direction (an estimate of how far the minimum can still be above the true
-// floor), plus the drift's extrapolation error, and is never more than the
-// hard bound (min RTT + |A|)/2 that holds whatever the jitter.
+// The error bound (bound.go) comes from the spacing of the lowest samples in
+// each direction (an estimate of how far the minimum can still be above the
+// true floor), the drift's error over the window, the bins' wander and the
+// uncertainty of every inferred asymmetry, and is never more than the hard
+// bound (min RTT + |A|)/2 that holds whatever the jitter.
 package clocksync
 
 import (
