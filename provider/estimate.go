@@ -67,6 +67,25 @@ type Estimate struct {
 	// ErrorBound bounds |true offset − Offset| at At, excluding any fixed
 	// path asymmetry, which no ping can observe. 0 means unknown.
 	ErrorBound time.Duration
+	// ErrorGrowthPPM is how fast the bound widens away from At, in parts
+	// per million of the elapsed client time: the drift's uncertainty.
+	// Without new samples (an outage, a stalled peer) the bound keeps
+	// growing at this rate; see BoundAt.
+	ErrorGrowthPPM float64
+}
+
+// BoundAt returns the error bound of ServerTime(clientNow): ErrorBound
+// widened by ErrorGrowthPPM for the time since At. It is 0 (unknown) while
+// ErrorBound is.
+func (e Estimate) BoundAt(clientNow time.Duration) time.Duration {
+	if e.ErrorBound <= 0 {
+		return 0
+	}
+	elapsed := clientNow - e.At
+	if elapsed < 0 {
+		elapsed = -elapsed
+	}
+	return e.ErrorBound + time.Duration(float64(elapsed)*e.ErrorGrowthPPM/1e6)
 }
 
 // ServerTime returns the estimated server clock reading at the client clock

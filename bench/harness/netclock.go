@@ -136,11 +136,11 @@ func (c *ncClient) Shared(now time.Duration) time.Duration {
 }
 
 // Bound is the estimator's error bound.
-func (c *ncClient) Bound(time.Duration) (time.Duration, bool) {
+func (c *ncClient) Bound(now time.Duration) (time.Duration, bool) {
 	if c.sys == nil {
 		return 0, false
 	}
-	return c.prov.Estimate().ErrorBound, true
+	return c.prov.Estimate().BoundAt(now), true
 }
 
 // Resets implements Resetter.

@@ -1,0 +1,97 @@
+package clocksync
+
+import (
+	"math"
+	"time"
+)
+
+// spacing returns the mean spacing of the k lowest values of vals above the
+// floor: an estimate of how far the floor can still be above the true one
+// (for a density that is finite at the floor the spacings are exponential
+// with this mean).
+func (e *Estimator) spacing(vals []int64) int64 {
+	const k = 8
+	var low [k]int64
+	m := 0
+	for j := 0; j < e.n; j++ {
+		v := vals[e.at(j)]
+		if m < k {
+			low[m] = v
+			m++
+		} else if v < low[k-1] {
+			low[k-1] = v
+		} else {
+			continue
+		}
+		for q := m - 1; q > 0 && low[q] < low[q-1]; q-- {
+			low[q], low[q-1] = low[q-1], low[q]
+		}
+	}
+	if m < 2 {
+		return -1
+	}
+	return (low[m-1] - low[0]) / int64(m-1)
+}
+
+// statBound is the statistical part of the error bound: the offset error
+// (εu − εw)/2 stays under 2.65·(mu + mw) with 99% when the floor excesses
+// are exponential with means mu, mw (P(ε > x) = e^(−x/m), ln 200 = 5.3),
+// plus three standard errors of the drift over half the window.
+func (e *Estimator) statBound() int64 {
+	if e.n < 8 {
+		return -1
+	}
+	mu, mw := e.spacing(e.ud), e.spacing(e.wd)
+	e.spU, e.spW = max(0, mu), max(0, mw)
+	b := 2.65 * float64(mu+mw)
+	rse := e.rSE
+	if !e.fitted {
+		rse = priorDriftSE
+	}
+	span := float64(e.t[e.at(e.n-1)] - e.t[e.head])
+	b += 3 * rse * span / 2
+	b += wanderK * e.wander()
+	return int64(b) + int64(20*time.Microsecond) // timestamp resolution
+}
+
+// wander returns the standard deviation of the offsets the drift history's
+// bins imply, (min u − min w)/2 with the drift removed, over the window: on a
+// stable path only the floor noise, on one whose asymmetry wanders (satellite
+// handovers, queues that build one way) more, which the spacing of the
+// lowest samples cannot see.
+func (e *Estimator) wander() float64 {
+	var s, ss, n float64
+	for k := 0; k < e.binN; k++ {
+		bn := e.bins[(e.binHead+k)%numBins]
+		if e.n > 0 && bn.start < e.t[e.head] {
+			continue // older than the window
+		}
+		u := float64(bn.minU) - e.r*float64(bn.tu-e.t0)
+		w := float64(bn.minW) + e.r*float64(bn.tw-e.t0)
+		th := (u - w) / 2
+		s += th
+		ss += th * th
+		n++
+	}
+	if n < 4 {
+		return 0
+	}
+	m := s / n
+	return math.Sqrt(max(0, ss/n-m*m))
+}
+
+// wanderK scales wander in the bound.
+const wanderK = 2.0
+
+// priorDriftSE is the drift uncertainty assumed before it can be fitted:
+// consumer clocks drift up to about 500 ppm.
+const priorDriftSE = 250e-6
+
+// riseHold is how long a floor must stay risen before it counts as a path
+// change.
+const riseHold = 5 * time.Second
+
+// driftPrior is the spread of clock drifts the fitted drift is shrunk by
+// (a normal prior centred on 0): consumer clocks drift by a median of about
+// 78 ppm and some beyond 500 ppm.
+const driftPrior = 200e-6

@@ -1,0 +1,318 @@
+package clocksync
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// addToBin records a sample in the drift tracker and reports whether it
+// completed a bin.
+func (e *Estimator) addToBin(t, u, w int64) bool {
+	done := false
+	if e.cur.n > 0 && t-e.cur.start >= binDuration {
+		done = true
+		if e.binN == numBins {
+			e.binHead = (e.binHead + 1) % numBins
+			e.binN--
+		}
+		e.bins[(e.binHead+e.binN)%numBins] = e.cur
+		e.binN++
+		e.binsDone++
+		e.driftHold = max(0, e.driftHold-1)
+		e.cur = bin{}
+	}
+	if e.cur.n == 0 {
+		e.cur = bin{start: t, tu: t, tw: t, minU: u, minW: w, segU: e.segU, segW: e.segW}
+	}
+	if u < e.cur.minU {
+		e.cur.minU, e.cur.tu = u, t
+	}
+	if w < e.cur.minW {
+		e.cur.minW, e.cur.tw = w, t
+	}
+	e.cur.n++
+	return done
+}
+
+// fit re-estimates the drift from the bin minima if they changed, and
+// re-anchors the detrended values at now.
+func (e *Estimator) fit(now int64, drift bool) {
+	// The drift changes slowly: refit on every new bin while the history
+	// is short, on every fourth after.
+	changed := false
+	if drift && e.driftHold == 0 && (e.binsDone < 16 || e.binsDone%4 == 0 || e.last != EventNone) {
+		if r, se, ok := e.regressBins(0); ok {
+			// Shrink toward zero by the prior on clock drift: a slope
+			// fitted to a few noisy bins must not steer the clock.
+			k := driftPrior * driftPrior / (driftPrior*driftPrior + se*se)
+			r, se = r*k, math.Sqrt(k)*se
+			changed = r != e.r
+			e.r, e.rSE, e.fitted = r, se, true
+		}
+	}
+	if !changed {
+		if drift || e.n < 64 {
+			e.bound = e.statBound()
+		}
+		return
+	}
+	// A new drift tilts every detrended value: re-anchor them at now.
+	e.t0 = now
+	e.olderDirty = true
+	for k := 0; k < e.n; k++ {
+		i := e.at(k)
+		tr := e.trend(e.t[i])
+		e.ud[i] = e.u[i] - tr
+		e.wd[i] = e.w[i] + tr
+	}
+	if drift || e.n < 64 {
+		e.bound = e.statBound()
+	}
+}
+
+// regressBins fits the drift to the lower envelope of the one-way deltas:
+// one slope through the bin minima of u and of −w (the clock tilts both
+// alike), with an intercept per direction and path segment, so a one-way
+// step reads as no slope (gonum's weighted LinearRegression through the
+// origin on data so centred). Each point is weighted by how close its bin's
+// minimum came to its direction's floor: a queue that builds or drains in
+// one direction, however slowly, lifts that direction's points and hands
+// the fit to the other. It returns the drift, its standard error, and
+// false with fewer than 8 usable bins.
+func (e *Estimator) regressBins(from int) (r, se float64, ok bool) {
+	if e.binN-from < 4 {
+		return 0, 0, false
+	}
+	// The weights depend on the drift the excesses are detrended by:
+	// iterate from the drift known so far, or from an unweighted fit
+	// before there is one.
+	r = e.r
+	if !e.fitted {
+		if r, _, ok = e.fitOnce(from, 0, false); !ok {
+			return 0, 0, false
+		}
+	}
+	for range 2 {
+		if r, se, ok = e.fitOnce(from, r, true); !ok {
+			return 0, 0, false
+		}
+	}
+	return r, se, true
+}
+
+// fitOnce is one pass of regressBins, with the excesses detrended by the
+// drift guess; unweighted, every bin weighs the same.
+func (e *Estimator) fitOnce(from int, guess float64, weighted bool) (r, se float64, ok bool) {
+	e.xs, e.ys, e.ws = e.xs[:0], e.ys[:0], e.ws[:0]
+	e.segs = e.segs[:0]
+	split := 0
+	for dir := range 2 {
+		start := len(e.xs)
+		if dir == 1 {
+			split = start
+		}
+		seg := -1
+		floor := math.Inf(1)
+		for k := from; k < e.binN; k++ {
+			bn := e.bins[(e.binHead+k)%numBins]
+			x, y, sg, skip := float64(bn.tu-e.t0)/1e9, float64(bn.minU)/1e9, bn.segU, bn.skipU
+			if dir == 1 {
+				x, y, sg, skip = float64(bn.tw-e.t0)/1e9, -float64(bn.minW)/1e9, bn.segW, bn.skipW
+			}
+			if skip {
+				continue
+			}
+			if sg != seg {
+				seg = sg
+				e.segs = append(e.segs, len(e.xs))
+			}
+			// The delay (not −w), detrended by the drift so far, is what
+			// queues lift.
+			d := y - guess*x
+			if dir == 1 {
+				d = -d
+			}
+			floor = min(floor, d)
+			e.xs, e.ys, e.ws = append(e.xs, x), append(e.ys, y), append(e.ws, d)
+		}
+		e.weigh(start, floor, weighted)
+	}
+	n := len(e.xs)
+	if n < 8 {
+		return 0, 0, false
+	}
+	e.segs = append(e.segs, n)
+	for k := 0; k+1 < len(e.segs); k++ {
+		a, b := e.segs[k], e.segs[k+1]
+		centre(e.xs[a:b], e.ys[a:b], e.ws[a:b])
+	}
+	// Each direction's slope, with its own error; combined by inverse
+	// variance, so that a direction whose queues scatter its points does
+	// not outvote a clean one.
+	su, seU, okU := e.slope(0, split)
+	sw, seW, okW := e.slope(split, n)
+	switch {
+	case !okU && !okW:
+		return 0, 0, false
+	case !okU:
+		return sw, seW, true
+	case !okW:
+		return su, seU, true
+	}
+	// A queue that fills one direction for longer than the history makes
+	// its ramp look like the floor. The clock tilts both directions alike:
+	// when they disagree by more than their errors allow, trust the one
+	// that agrees with the drift known so far.
+	if math.Abs(su-sw) > 3*math.Hypot(seU, seW)+slopeSlack {
+		if math.Abs(su-e.r) <= math.Abs(sw-e.r) {
+			return su, seU, true
+		}
+		return sw, seW, true
+	}
+	if seU == 0 || seW == 0 { // a perfect path
+		return (su + sw) / 2, 0, true
+	}
+	wu, ww := 1/(seU*seU), 1/(seW*seW)
+	return (wu*su + ww*sw) / (wu + ww), 1 / math.Sqrt(wu+ww), true
+}
+
+// slopeSlack is how far the two directions' slopes may differ beyond their
+// errors before one is distrusted.
+const slopeSlack = 20e-6
+
+// slope fits one slope through the origin to the weighted, centred points
+// in [from, to) and returns it with its standard error: from the weighted
+// scatter about the line with the effective number of points the weights
+// leave, widened for the residuals' autocorrelation within each segment.
+// It returns false with fewer than 2.5 effective points or no spread in
+// time.
+func (e *Estimator) slope(from, to int) (beta, se float64, ok bool) {
+	xs, ys, ws := e.xs[from:to], e.ys[from:to], e.ws[from:to]
+	if len(xs) < 3 {
+		return 0, 0, false
+	}
+	_, beta = stat.LinearRegression(xs, ys, ws, true)
+	var ss, sxx, sw, sw2 float64
+	for j := range xs {
+		d := ys[j] - beta*xs[j]
+		ss += ws[j] * d * d
+		sxx += ws[j] * xs[j] * xs[j]
+		sw += ws[j]
+		sw2 += ws[j] * ws[j]
+	}
+	if sxx == 0 || sw2 == 0 {
+		return 0, 0, false
+	}
+	neff := sw * sw / sw2 // an intercept and a slope take two
+	if neff < 2.5 {
+		return 0, 0, false
+	}
+	se = math.Sqrt(ss/sw*neff/(neff-2)) / math.Sqrt(sxx/sw*neff)
+	// Queues that last longer than a bin make neighbouring bins' residuals
+	// alike, and then the count overstates what the bins know: widen the
+	// error by the lag-1 autocorrelation ρ of the residuals (effective
+	// sample size n(1−ρ)/(1+ρ)).
+	var c0, c1 float64
+	for k := 0; k+1 < len(e.segs); k++ {
+		prev := math.NaN()
+		for j := max(from, e.segs[k]); j < min(to, e.segs[k+1]); j++ {
+			d := e.ys[j] - beta*e.xs[j]
+			c0 += e.ws[j] * d * d
+			if !math.IsNaN(prev) {
+				c1 += e.ws[j] * d * prev
+			}
+			prev = d
+		}
+	}
+	// (With a handful of points ρ is mostly noise.)
+	if rho := c1 / c0; rho > 0 && c0 > 0 && len(xs) >= 8 {
+		se *= math.Sqrt((1 + min(rho, 0.9)) / (1 - min(rho, 0.9)))
+	}
+	return beta, se, true
+}
+
+// weigh turns the delays in ws[start:] (one direction's bin minima, in
+// seconds) into weights: 1/(1+(excess/scale)²) for the excess over the
+// direction's floor, on the scale of the excess of its cleaner bins (four
+// times the eighth-lowest) — so that stationary jitter weighs the bins not
+// far apart and a queue that fills most of the history is still seen as
+// one.
+func (e *Estimator) weigh(start int, floor float64, weighted bool) {
+	ws := e.ws[start:]
+	if !weighted {
+		for j := range ws {
+			ws[j] = 1
+		}
+		return
+	}
+	if len(ws) == 0 {
+		return
+	}
+	e.tmp = e.tmp[:0]
+	for j := range ws {
+		ws[j] -= floor
+		e.tmp = append(e.tmp, ws[j])
+	}
+	scale := max(4*nth(e.tmp, min(len(e.tmp)-1, max(1, len(e.tmp)/8))), 20e-6)
+	for j := range ws {
+		q := ws[j] / scale
+		ws[j] = 1 / (1 + q*q)
+	}
+}
+
+// centre subtracts from xs and ys their means weighted by ws.
+func centre(xs, ys, ws []float64) {
+	var mx, my, n float64
+	for j := range xs {
+		mx += ws[j] * xs[j]
+		my += ws[j] * ys[j]
+		n += ws[j]
+	}
+	if n == 0 {
+		return
+	}
+	mx /= n
+	my /= n
+	for j := range xs {
+		xs[j] -= mx
+		ys[j] -= my
+	}
+}
+
+// spacing returns the mean spacing of the k lowest values of vals above the
+// floor: an estimate of how far the floor can still be above the true one
+// (for a density that is finite at the floor the spacings are exponential
+// with this mean).
+
+// nth returns the k-th smallest of v (0-based), reordering v: Hoare's
+// selection, in place.
+func nth(v []float64, k int) float64 {
+	lo, hi := 0, len(v)-1
+	for lo < hi {
+		p := v[(lo+hi)/2]
+		i, j := lo, hi
+		for i <= j {
+			for v[i] < p {
+				i++
+			}
+			for v[j] > p {
+				j--
+			}
+			if i <= j {
+				v[i], v[j] = v[j], v[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return v[k]
+		}
+	}
+	return v[k]
+}

@@ -1,0 +1,314 @@
+package clocksync
+
+import (
+	"math"
+	"time"
+)
+
+// The path tracker decides what a move of the floors means. Only the sum of
+// the two one-way delays is observable, so a floor that moves can be the
+// clock (both floors move by the same amount in opposite directions) or the
+// path (one or both floors move by themselves: a route change, a queue that
+// outlasts the window). A clock move moves the offset; a path move must not,
+// so the asymmetry term A absorbs it.
+//
+// The tracker compares the window's floors with a reference: the floors of
+// the last state the path was seen stable in. It never follows a floor that
+// moves gradually away from the reference, so a queue that builds and
+// drains, however slowly, cannot walk the offset away: once the one-sided
+// part of the move exceeds the floors' own uncertainty it is a path change.
+// Every path state it has trusted is remembered, and a path that comes back
+// to one (a route flap, a queue that drained) takes that state's A back
+// exactly, so steps do not accumulate error.
+
+// pathRef is a path state: the floors (as raw one-way deltas with the
+// client times they were seen, so they can be detrended again whenever the
+// drift is refitted), how uncertain they were, and the asymmetry A that
+// held in it with its uncertainty.
+type pathRef struct {
+	uRaw, tu   int64
+	wRaw, tw   int64
+	tolU, tolW int64
+	spU, spW   int64 // the spacing of the lowest samples when confirmed
+	asym       int64
+	asymErr    int64 // bound on the error of asym from inferred changes
+	bound      int64 // the offset's statistical error bound when it was confirmed
+	n          int   // samples in the window when it was confirmed
+	// How far each floor has been let fall as convergence since.
+	fellU, fellW int64
+	at           int64 // client time the state was last confirmed
+}
+
+// pathEvent records a path change, so that a clock shift found later can
+// take back the ones it caused.
+type pathEvent struct {
+	at     int64
+	before pathRef
+}
+
+const (
+	// refEvery is how often a stable path state's reference is renewed.
+	refEvery = int64(10 * time.Second)
+	// numKnown path states are remembered for undo.
+	numKnown = 8
+	// numPathLog path changes are remembered for a clock shift to undo.
+	numPathLog = 16
+	// acquireSamples is how many samples a fresh start converges on (the
+	// offset follows the floors freely) before the path is tracked.
+	acquireSamples = 64
+)
+
+// floorsAt returns a reference's floors detrended at the current drift.
+func (e *Estimator) floorsAt(r pathRef) (fu, fw int64) {
+	return r.uRaw - e.trend(r.tu), r.wRaw + e.trend(r.tw)
+}
+
+// makeRef builds a path state from the window's floors.
+func (e *Estimator) makeRef(s scanned, tolU, tolW, now int64) pathRef {
+	return pathRef{
+		uRaw: s.minU + e.trend(s.tu), tu: s.tu,
+		wRaw: s.minW - e.trend(s.tw), tw: s.tw,
+		tolU: tolU, tolW: tolW, spU: e.spU, spW: e.spW, asym: e.asym, asymErr: e.asymErr, bound: e.holdErr(now), at: now, n: e.n,
+	}
+}
+
+// remember stores a trusted path state, replacing the one it matches or
+// else the oldest.
+func (e *Estimator) remember(r pathRef) {
+	fu, fw := e.floorsAt(r)
+	slot := -1
+	oldest := 0
+	for k := 0; k < e.knownN; k++ {
+		if e.matches(e.known[k], fu, fw, r.tolU, r.tolW, r.at) {
+			slot = k
+			break
+		}
+		if e.known[k].at < e.known[oldest].at {
+			oldest = k
+		}
+	}
+	switch {
+	case slot >= 0:
+	case e.knownN < numKnown:
+		slot = e.knownN
+		e.knownN++
+	default:
+		slot = oldest
+	}
+	e.known[slot] = r
+}
+
+// matches reports whether floors fu, fw (with uncertainties tu, tw, seen at
+// now) are path state k again: each floor within both uncertainties plus
+// what the drift's error can have moved it since.
+func (e *Estimator) matches(k pathRef, fu, fw, tu, tw, now int64) bool {
+	ku, kw := e.floorsAt(k)
+	slack := int64(3 * e.driftSE() * float64(now-k.at))
+	return abs64(fu-ku) <= tu+k.tolU+slack && abs64(fw-kw) <= tw+k.tolW+slack
+}
+
+// trackPath compares the window's floors with the reference path state and
+// returns EventPathChange when the path moved; it sets e.asym so that a
+// path move leaves the offset where it was.
+func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
+	if !e.refSet || e.acquiring > 0 {
+		// Converging: the offset follows the floors; A stays. The floors'
+		// uncertainty only shrinks while converging: a swell of the
+		// spacing (a step under way) must not widen it.
+		// (The spacing means something from a dozen samples on.)
+		keep := e.refSet && e.acquiring < acquireSamples-1 && e.ref.n >= 16
+		if keep {
+			tolU, tolW = min(tolU, e.ref.tolU), min(tolW, e.ref.tolW)
+		}
+		spU, spW := e.ref.spU, e.ref.spW
+		e.ref = e.makeRef(used, tolU, tolW, now)
+		if keep {
+			e.ref.spU, e.ref.spW = min(spU, e.ref.spU), min(spW, e.ref.spW)
+		}
+		e.refSet = true
+		return EventNone
+	}
+	ru, rw := e.floorsAt(e.ref)
+	dU, dW := used.minU-ru, used.minW-rw
+	// The clock part: the equal and opposite share of the two moves.
+	var c int64
+	if (dU < 0) != (dW < 0) && dU != 0 && dW != 0 {
+		c = min(abs64(dU), abs64(dW))
+		if dU < 0 {
+			c = -c
+		}
+	}
+	pU, pW := dU-c, dW+c
+	// While old samples leave the window the floors' spacing (and so the
+	// current tolerance) swells; the reference's is the steadier measure.
+	tolU, tolW = max(tolMin, min(tolU, e.ref.tolU)), max(tolMin, min(tolW, e.ref.tolW))
+	if abs64(pU) <= tolU && abs64(pW) <= tolW {
+		return e.samePath(used, tolU, tolW, now)
+	}
+	rec := e.recent(now, ru-tolU, rw-tolW)
+	// A floor that falls through a single sample is the minimum still
+	// settling (convergence); a path that got shorter, or a queue that
+	// drains, brings many samples below the old floor. Follow the first.
+	// But only so far: the minimum settles by a few spacings, while a
+	// queue that drains slowly moves the floor down one sample at a time
+	// for as long as it drains.
+	if pU < -tolU && rec.belowU < settledBelow && e.ref.fellU-pU <= tolU {
+		e.ref.fellU -= pU
+		e.ref.uRaw, e.ref.tu = used.minU+e.trend(used.tu), used.tu
+		pU = 0
+	}
+	if pW < -tolW && rec.belowW < settledBelow && e.ref.fellW-pW <= tolW {
+		e.ref.fellW -= pW
+		e.ref.wRaw, e.ref.tw = used.minW-e.trend(used.tw), used.tw
+		pW = 0
+	}
+	if abs64(pU) <= tolU && abs64(pW) <= tolW {
+		return e.samePath(used, tolU, tolW, now)
+	}
+	// The window's floors lag a rise by the window and follow a fall at
+	// once, so a clock that slews shows as one floor falling alone. The
+	// recent floors see both sides move at the same time: a move they
+	// explain as the clock's is left to the drift tracker and the
+	// clock-shift detector.
+	if e.clockExplains(rec, ru, rw, pU, pW, tolU, tolW) {
+		return EventNone
+	}
+	// The path changed. The offset is the reference state's, moved by the
+	// clock part; A takes the rest — unless the path is back in a state
+	// seen before, whose A is known.
+	before := e.ref
+	theta := (ru-rw-e.ref.asym)/2 + c
+	e.asym = used.minU - used.minW - 2*theta
+	// Holding the offset across the change carries its error, as it was
+	// in the last stable state and grown by the drift's error since, into
+	// A. Changes in quick succession are one episode (a floor that moves
+	// over seconds): they share the state before it.
+	if e.pathLogN == 0 || now-e.lastPathAt >= refEvery {
+		e.episode = e.ref
+	}
+	e.lastPathAt = now
+	grown := int64(3 * e.driftSE() * float64(now-e.episode.at))
+	e.asymErr = e.episode.asymErr + 2*(e.episode.bound+grown)
+	for k := 0; k < e.knownN; k++ {
+		if e.matches(e.known[k], used.minU, used.minW, tolU, tolW, now) {
+			e.asym, e.asymErr = e.known[k].asym, e.known[k].asymErr
+			break
+		}
+	}
+	e.ref = e.makeRef(used, tolU, tolW, now)
+	e.pathLog[e.pathLogN%numPathLog] = pathEvent{at: now, before: before}
+	e.pathLogN++
+	e.stats.PathChanges++
+	return EventPathChange
+}
+
+// recentWindow is the stretch of newest samples whose floors tell a clock
+// move from a path move; settledBelow of them below a floor's reference
+// make its fall a change rather than the minimum settling.
+const (
+	recentWindow = int64(5 * time.Second)
+	recentMin    = 16
+	recentMax    = 256
+	settledBelow = 3
+)
+
+// recentSummary describes the newest samples (recentWindow of them, at
+// least recentMin): their floors, how many there were, and how many lie
+// below the given thresholds in each direction.
+type recentSummary struct {
+	mu, mw         int64
+	k              int
+	belowU, belowW int
+}
+
+func (e *Estimator) recent(now, thrU, thrW int64) recentSummary {
+	r := recentSummary{mu: math.MaxInt64, mw: math.MaxInt64}
+	for ; r.k < min(e.n, recentMax); r.k++ {
+		i := e.at(e.n - 1 - r.k)
+		if r.k >= recentMin && now-e.t[i] > recentWindow {
+			break
+		}
+		u, w := e.ud[i], e.wd[i]
+		r.mu, r.mw = min(r.mu, u), min(r.mw, w)
+		if u < thrU {
+			r.belowU++
+		}
+		if w < thrW {
+			r.belowW++
+		}
+	}
+	return r
+}
+
+// clockExplains reports whether the recent floors move the two directions
+// apart by about as much as the window's one-sided move (pU, pW): a clock
+// that slews, not a path that changed.
+func (e *Estimator) clockExplains(rec recentSummary, ru, rw, pU, pW, tolU, tolW int64) bool {
+	// The minimum of k samples sits about n/k spacings above the floor.
+	// The spacing is the smaller of now's and the reference's, as it
+	// swells while old samples leave the window. The drift's error is no
+	// part of it: it moves the two floors oppositely, as the clock does.
+	scale := int64(max(1, e.n/max(1, rec.k)))
+	tU := max(tolMin, 4*scale*min(e.spU, e.ref.spU))
+	tW := max(tolMin, 4*scale*min(e.spW, e.ref.spW))
+	dU, dW := rec.mu-ru, rec.mw-rw
+	// The other direction's recent floor moved the opposite way by about
+	// as much as this one's window floor.
+	// (At least half as much, whatever the noise allows: a path that
+	// changed leaves the other direction where it was.)
+	switch {
+	case abs64(pU) > tolU && abs64(pW) <= tolW:
+		return (dU < 0) == (pU < 0) && (dW < 0) != (pU < 0) && 2*abs64(dW) >= abs64(pU) && abs64(dW+pU) <= tU+tW
+	case abs64(pW) > tolW && abs64(pU) <= tolU:
+		return (dW < 0) == (pW < 0) && (dU < 0) != (pW < 0) && 2*abs64(dU) >= abs64(pW) && abs64(dU+pW) <= tU+tW
+	}
+	return false
+}
+
+// samePath renews the reference of a path that has not changed now and
+// then, so that it follows the clock (the drift's error) and the floors'
+// convergence — but never continuously: a gradual one-sided move must add
+// up to a change.
+func (e *Estimator) samePath(used scanned, tolU, tolW, now int64) Event {
+	if now-e.ref.at >= refEvery {
+		e.ref = e.makeRef(used, tolU, tolW, now)
+		e.remember(e.ref)
+	}
+	return EventNone
+}
+
+// holdErr is the offset's statistical error bound now (without A's error),
+// or the hard bound before there is one.
+func (e *Estimator) holdErr(now int64) int64 {
+	if e.bound >= 0 {
+		return e.bound
+	}
+	if e.est.Valid {
+		return int64(e.est.ErrorBound) + int64(e.est.ErrorGrowthPPM*float64(max(0, now-int64(e.est.At)))/1e6)
+	}
+	return 0
+}
+
+// undoPathChangesSince takes back the path changes absorbed since client
+// time t: a clock shift found later explains the moves they absorbed.
+func (e *Estimator) undoPathChangesSince(t int64) {
+	oldest := max(0, e.pathLogN-numPathLog)
+	for e.pathLogN > oldest {
+		ev := e.pathLog[(e.pathLogN-1)%numPathLog]
+		if ev.at < t {
+			break
+		}
+		e.asym, e.asymErr = ev.before.asym, ev.before.asymErr
+		e.ref = ev.before
+		e.pathLogN--
+		e.stats.PathChanges--
+	}
+}
+
+// driftSE is the drift's standard error, or the prior's before a fit.
+func (e *Estimator) driftSE() float64 {
+	if !e.fitted {
+		return priorDriftSE
+	}
+	return e.rSE
+}

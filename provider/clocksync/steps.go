@@ -1,0 +1,265 @@
+package clocksync
+
+import "time"
+
+// tolerances returns how far below a floor a sample must be to count as a
+// step down (a quarter of the mean excess over the floor, which the floor
+// settling cannot produce once the window holds a few dozen samples), and
+// how far above for a step up (twice the mean excess: ten such samples in a
+// row happen by chance about once in 10⁹ for exponential jitter, never for
+// uniform), per direction, never under 200µs.
+func (e *Estimator) tolerances(older scanned) (dropU, dropW, riseU, riseW int64) {
+	meanU, meanW := e.meanExcessOf(older, older.minU, older.minW)
+	// The floors are tilted by as much as the drift's error over the window.
+	rse := e.rSE
+	if !e.fitted {
+		rse = priorDriftSE
+	}
+	floor := int64(200*time.Microsecond) + int64(3*rse*float64(e.t[e.at(e.n-1)]-e.t[e.head]))
+	return max(floor, meanU/4), max(floor, meanW/4), max(floor, 2*meanU), max(floor, 2*meanW)
+}
+
+// detectSteps looks for a clock that stepped (a floor that drops while the
+// other rises) or slewed (floors that move apart over seconds).
+func (e *Estimator) detectSteps() Event {
+	jc, rc := e.cfg.JumpConfirm, e.cfg.RiseConfirm
+	if e.n < 2*rc+jc { // too few samples to tell a step from the floor settling
+		return EventNone
+	}
+	newest := e.at(e.n - 1)
+	older := e.olderSummary()
+	fu, fw := older.minU, older.minW
+	dropU, dropW, riseU, riseW := e.tolerances(older)
+
+	count := func(c *int, cond bool) {
+		if cond {
+			*c++
+		} else {
+			*c = 0
+		}
+	}
+	count(&e.belowU, e.ud[newest] < fu-dropU)
+	count(&e.belowW, e.wd[newest] < fw-dropW)
+	// The rise threshold is frozen when a run starts: the samples after a
+	// step raise the mean excess it derives from, and would otherwise lift
+	// it past the step.
+	if e.aboveU == 0 {
+		e.riseAtU = riseU
+	}
+	if e.aboveW == 0 {
+		e.riseAtW = riseW
+	}
+	count(&e.aboveU, e.ud[newest] > fu+e.riseAtU)
+	count(&e.aboveW, e.wd[newest] > fw+e.riseAtW)
+	// A rise must also last: a queue (bufferbloat) can hold one direction
+	// high for a second or two, a route change stays. Waiting costs
+	// nothing, since a rise cannot drag the minimum.
+	risen := func(n int) bool {
+		return n >= rc && e.t[newest]-e.t[e.at(e.n-n)] >= int64(riseHold)
+	}
+
+	dropped := e.belowU >= jc || e.belowW >= jc
+	if e.aboveU == 0 {
+		e.shiftedU = false
+	}
+	if e.aboveW == 0 {
+		e.shiftedW = false
+	}
+	// A rise is looked at when it is first confirmed and then every
+	// riseHold while it lasts (a slew can take that long to show in the
+	// other floor).
+	look := func(n int) bool { return risen(n) && (n-rc)%(rc*5) == 0 }
+	if !dropped && !look(e.aboveU) && !look(e.aboveW) {
+		return EventNone
+	}
+	if dropped {
+		// A clock jump moves the two floors by the same amount in
+		// opposite directions: one side drops below its floor (which
+		// queueing can't explain) and the other rises by about as much,
+		// over the same samples. When in doubt it is a jump: restarting
+		// the window only costs precision for a while, while holding the
+		// offset across a real jump would keep its error.
+		spanU, spanW := e.belowU, e.belowW
+		span := min(max(spanU, spanW), e.n-1)
+		// The run's first sample may straddle the step (a ping in flight
+		// when the clock stepped back carries the old uplink delta and the
+		// new downlink one): it must not veto the jump.
+		skip := 0
+		if span > 1 {
+			skip = 1
+		}
+		a, b := e.changeSkipping(span, skip)
+		// The rising side is measured on a few samples, whose minimum sits
+		// about the mean excess over their count above the floor: it must
+		// rise beyond that.
+		k := int64(max(1, span-skip))
+		upU, upW := max(dropU, 4*(riseU/2)/k), max(dropW, 4*(riseW/2)/k)
+		isJump := (a < -dropU && b > upW) || (b < -dropW && a > upU)
+		e.belowU, e.belowW, e.aboveU, e.aboveW = 0, 0, 0, 0
+		// Equal and opposite within a third (a short span's minimum sits
+		// a little above its floor), and not one side dropping while the
+		// other only wobbles: the mean excess (meanU, meanW) is no
+		// measure here, as a queue draining inflates it.
+		if ma, mb := abs64(a), abs64(b); isJump && abs64(ma-mb) <= max(ma, mb)/3+int64(200*time.Microsecond) {
+			e.olderDirty = true
+			e.restart(span - skip)
+			e.acquiring = acquireSamples
+			e.stats.Jumps++
+			return EventClockJump
+		}
+		// A floor that dropped by itself: the path tracker sees it now
+		// that the run is no longer held out (and a drop this clear is a
+		// path change even while converging); the drift history moves
+		// onto the new floor.
+		if !e.slewing {
+			e.acquiring = 0
+		}
+		var du, dw int64
+		if spanU >= jc {
+			du, _ = e.changeSkipping(min(spanU, e.n-1), 0)
+		}
+		if spanW >= jc {
+			_, dw = e.changeSkipping(min(spanW, e.n-1), 0)
+		}
+		e.shiftBins(e.t[e.at(e.n-span)], du, dw)
+		return EventNone
+	}
+	// Measure both floors over the span of the rise: a clock that slews
+	// (NTP runs CLOCK_MONOTONIC up to 500 ppm fast or slow) lowers one
+	// floor as fast as it lifts the other, and the falling one is absorbed
+	// sample by sample. Equal and opposite moves are the clock.
+	spanU, spanW := e.aboveU, e.aboveW
+	span := min(max(spanU, spanW), e.n-1)
+	// Each floor now — the newest quarter of the span, at least rc
+	// samples — against the floor before the span: a slew is a ramp, whose
+	// rising side is lowest at the span's start.
+	q := min(span, max(rc, span/4))
+	a, b := e.changeSkipping(span, span-q)
+	meanU, meanW := riseU/2, riseW/2
+	noiseU := max(int64(200*time.Microsecond), 6*meanU/int64(span))
+	noiseW := max(int64(200*time.Microsecond), 6*meanW/int64(span))
+	// (A rise as old as the window leaves nothing before it to compare.)
+	if span <= e.n/2 && (a < 0) != (b < 0) && abs64(a) > noiseU && abs64(b) > noiseW &&
+		abs64(a+b) <= max(noiseU+noiseW, max(abs64(a), abs64(b))/2) {
+		// The rate changed: the window and the drift history keep only
+		// what followed the shift, the drift is refitted on every new bin
+		// until the history fills again, and the path changes the moving
+		// floors were taken for are undone.
+		e.belowU, e.belowW, e.aboveU, e.aboveW = 0, 0, 0, 0
+		e.head = e.at(e.n - span)
+		e.n = span
+		e.olderN, e.olderDirty = 0, true
+		since := e.t[e.head]
+		for e.binN > 0 && e.bins[e.binHead].start < since {
+			e.binHead = (e.binHead + 1) % numBins
+			e.binN--
+		}
+		e.binsDone = e.binN
+		// (The path tracker can have taken the start of the slew for a
+		// path change up to a recent window before the rise showed.)
+		e.undoPathChangesSince(since - recentWindow)
+		// The floors now come from what followed the shift alone: take
+		// them as the reference afresh, and for longer than after a start,
+		// as a slew goes on for as long as it corrects and the drift
+		// tracker follows it bin by bin.
+		e.acquiring = 4 * acquireSamples
+		e.slewing = true
+		e.stats.ClockShifts++
+		return EventClockShift
+	}
+	// A floor that rose by itself: a queue or a longer path. The window
+	// still holds the old floor, which is right for the offset; the path
+	// tracker takes the change when the old samples leave. The drift
+	// history is moved onto the new floor at once, or the step would read
+	// as a slope.
+	// Once per rise: the run goes on until the old floor leaves the window.
+	// A rise of both floors (a longer route both ways) is taken in one
+	// go, so the drift is never fitted to one side moved and the other not.
+	var du, dw int64
+	upNow := risen(spanU) && !e.shiftedU
+	downNow := risen(spanW) && !e.shiftedW
+	if upNow && !e.shiftedW && spanW >= rc/2 {
+		downNow = true
+	}
+	if downNow && !e.shiftedU && spanU >= rc/2 {
+		upNow = true
+	}
+	if upNow {
+		du, _ = e.change(min(max(spanU, 1), e.n-1))
+		e.shiftedU = true
+	}
+	if downNow {
+		_, dw = e.change(min(max(spanW, 1), e.n-1))
+		e.shiftedW = true
+	}
+	e.shiftBins(e.t[e.at(e.n-max(spanU, spanW))], du, dw)
+	return EventNone
+}
+
+// shiftBins starts a new path segment in each direction that stepped
+// (du, dw nonzero) from client time stepAt on: the drift fit gives each
+// segment its own intercept, so the step, whatever its exact size, reads
+// as no slope.
+func (e *Estimator) shiftBins(stepAt, du, dw int64) {
+	if du == 0 && dw == 0 {
+		return
+	}
+	// Until the new segment has a few bins of its own, the step's edge
+	// (bins from before it was confirmed) would tilt the fit.
+	e.driftHold = 4
+	if du != 0 {
+		e.segU++
+	}
+	if dw != 0 {
+		e.segW++
+	}
+	// A bin that straddles the step holds a minimum from before it: it
+	// belongs to neither segment and leaves the fit.
+	for k := 0; k < e.binN; k++ {
+		bn := &e.bins[(e.binHead+k)%numBins]
+		if bn.start+binDuration <= stepAt {
+			continue
+		}
+		straddles := bn.start < stepAt
+		if du != 0 {
+			bn.segU = e.segU
+			bn.skipU = bn.skipU || straddles
+		}
+		if dw != 0 {
+			bn.segW = e.segW
+			bn.skipW = bn.skipW || straddles
+		}
+	}
+	if du != 0 {
+		e.cur.segU = e.segU
+	}
+	if dw != 0 {
+		e.cur.segW = e.segW
+	}
+}
+
+// changeSkipping is change over the newest span samples, leaving out the
+// first skip of them.
+func (e *Estimator) changeSkipping(span, skip int) (a, b int64) {
+	ru, rw := e.minDetrended(e.n-span+skip, e.n)
+	fu, fw := e.minDetrended(0, e.n-span)
+	return ru - fu, rw - fw
+}
+
+// change returns how far each floor moved: the minimum of the newest span
+// samples against the minimum of the rest.
+func (e *Estimator) change(span int) (a, b int64) {
+	ru, rw := e.minDetrended(e.n-span, e.n)
+	fu, fw := e.minDetrended(0, e.n-span)
+	return ru - fu, rw - fw
+}
+
+// restart keeps only the newest keep samples. The path did not change, so
+// A stays; neither does the drift.
+func (e *Estimator) restart(keep int) {
+	e.head = e.at(e.n - keep)
+	e.n = keep
+	e.olderN, e.olderDirty = 0, true
+	e.bound = -1
+	e.binN, e.binsDone, e.cur = 0, 0, bin{}
+}
