@@ -243,7 +243,7 @@ func dial(ctx context.Context, pconn net.PacketConn, addr net.Addr, cfg ClientCo
 	if tlsConf.ServerName == "" {
 		tlsConf.ServerName = host // empty: quic-go uses the IP
 	}
-	qconf := quicConfig(cfg.QUICConfig)
+	qconf := quicConfig(cfg.QUICConfig, clientMaxBidiStreams, clientMaxUniStreams)
 	qconf.EnableDatagrams = !cfg.DisableDatagrams
 
 	c := &Client{cfg: cfg, log: cfg.Logger.With("server", addr.String()), clock: pc.Config().Clock,

@@ -61,6 +61,18 @@ type ServerStats struct {
 
 // Server is the authority of a netclock session: it owns the server clock
 // and tick system and answers the clients' pings.
+//
+// Memory per connection is bounded whatever a client sends. An idle
+// client costs about 80 KiB (quic-go's connection state, TLS, four
+// goroutines). On top of that a client can make the server hold at most:
+// the server's connection receive window of stream data not yet read
+// (DefaultConnectionReceiveWindow, 192 KiB, unless QUICConfig sets it),
+// one partially received reliable message (a client may open one message
+// stream at a time; the buffer grows with the bytes that arrive, at most
+// 64 KiB, for at most FrameTimeout), 64 KiB of unreliable messages waiting
+// for a slow OnMessage handler, and quic-go's queue of 128 datagrams
+// (about 180 KiB) while the server falls behind reading them: under
+// 600 KiB in all. Bytes after the hello are discarded as they arrive.
 type Server struct {
 	cfg     ServerConfig
 	log     *slog.Logger
@@ -128,8 +140,7 @@ func NewServer(conn net.PacketConn, cfg ServerConfig) (*Server, error) {
 		s.epoch = rand.Uint64()
 	}
 
-	qconf := quicConfig(cfg.QUICConfig)
-	qconf.EnableDatagrams = true
+	qconf := serverQUICConfig(cfg.QUICConfig)
 	s.tr = &quic.Transport{Conn: conn}
 	s.ln, err = s.tr.Listen(s.tlsConfig(), qconf)
 	if err != nil {
@@ -433,6 +444,9 @@ func (s *Server) handshake(ctx context.Context, conn *quic.Conn, log *slog.Logge
 	}
 	str.SetReadDeadline(time.Now().Add(s.cfg.HelloTimeout))
 	hello, err := readClientHello(str)
+	// Nothing follows the hello: what a peer sends after it is discarded
+	// at once rather than kept in the stream's buffer.
+	str.CancelRead(streamCodeDone)
 	version := wireVersion(s.cfg.protocolVersion)
 	reply := ServerHello{Version: version, TickRate: s.cfg.TickRate, Epoch: s.epoch}
 	var why string
@@ -441,7 +455,6 @@ func (s *Server) handshake(ctx context.Context, conn *quic.Conn, log *slog.Logge
 		reply.Status = StatusVersionMismatch
 		why = fmt.Sprintf("protocol version mismatch: server speaks %d, client %d", version, hello.Version)
 	case err != nil:
-		str.CancelRead(0)
 		return fail(fmt.Errorf("%w: reading client hello: %w", ErrProtocol, err))
 	case hello.TickRate != 0 && hello.TickRate != s.cfg.TickRate:
 		reply.Status = StatusTickRateMismatch

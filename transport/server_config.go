@@ -16,6 +16,9 @@ import (
 // ServerConfig.TickRate is zero.
 const DefaultTickRate = ticksys.DefaultTickRate
 
+// DefaultFrameTimeout is ServerConfig.FrameTimeout's default.
+const DefaultFrameTimeout = 10 * time.Second
+
 // ServerConfig configures a Server.
 type ServerConfig struct {
 	// TickRate is the server's tick rate in ticks per second, announced
@@ -44,6 +47,13 @@ type ServerConfig struct {
 	// ClientHello. Default: DefaultHelloTimeout (5s).
 	HelloTimeout time.Duration
 
+	// FrameTimeout is how long a reliable message may take to arrive
+	// whole once its first byte has: a client that starts a frame and
+	// stalls has its message stream stopped (counted in
+	// ServerStats.Malformed), which bounds how long a partial frame is
+	// held. Default: DefaultFrameTimeout (10 s), 64 KiB at 52 kbit/s.
+	FrameTimeout time.Duration
+
 	protocolVersion uint16 // for tests: speak another version; 0 = ProtocolVersion
 }
 
@@ -62,6 +72,12 @@ func (cfg ServerConfig) resolve() (ServerConfig, error) {
 	}
 	if cfg.HelloTimeout < 0 {
 		return cfg, fmt.Errorf("%w: HelloTimeout %v is negative", ErrInvalidConfig, cfg.HelloTimeout)
+	}
+	if cfg.FrameTimeout < 0 {
+		return cfg, fmt.Errorf("%w: FrameTimeout %v is negative", ErrInvalidConfig, cfg.FrameTimeout)
+	}
+	if cfg.FrameTimeout == 0 {
+		cfg.FrameTimeout = DefaultFrameTimeout
 	}
 	if cfg.HelloTimeout == 0 {
 		cfg.HelloTimeout = DefaultHelloTimeout

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"time"
 )
 
 // Readers of the stream encodings. Hellos are read in two steps, header
@@ -55,27 +56,82 @@ func readServerHello(r io.Reader) (ServerHello, error) {
 	return ParseServerHello(b[:])
 }
 
-// readMessageFrame reads one MessageFrame from r. The frame is read into a
-// buffer of its own, of exactly its length (at most MaxMessageFrameLen), so
-// the Message's Payload may be handed on as is. It returns io.EOF if the
-// stream ends cleanly between frames, io.ErrUnexpectedEOF if it ends inside
-// one, and an error wrapping ErrMalformed (or ErrVersion) for a bad frame:
-// the stream cannot be resynchronized after it.
+// readMessageFrame reads one MessageFrame from r into a buffer of its own,
+// so the Message's Payload may be handed on as is. The buffer grows with
+// the bytes that actually arrive (see readFull), so a peer that announces
+// a 64 KiB frame and sends a few bytes costs a few bytes. It returns io.EOF
+// if the stream ends cleanly between frames, io.ErrUnexpectedEOF if it ends
+// inside one, and an error wrapping ErrMalformed (or ErrVersion) for a bad
+// frame: the stream cannot be resynchronized after it.
 func readMessageFrame(r io.Reader) (Message, error) {
+	return readMessageFrameWithin(r, nil, 0)
+}
+
+// deadliner is the part of a QUIC receive stream readMessageFrameWithin
+// uses to bound a frame's arrival.
+type deadliner interface{ SetReadDeadline(time.Time) error }
+
+// readMessageFrameWithin is readMessageFrame with a limit on a frame's
+// arrival: once the first byte of a frame has arrived, the rest must
+// arrive within timeout, or the read fails with an error wrapping
+// os.ErrDeadlineExceeded. Between frames the stream may idle for ever (the
+// connection's idle timeout bounds that). d nil or timeout 0: no limit.
+func readMessageFrameWithin(r io.Reader, d deadliner, timeout time.Duration) (Message, error) {
 	var h [messageFrameHeaderLen]byte
-	if _, err := io.ReadFull(r, h[:]); err != nil {
+	if _, err := io.ReadFull(r, h[:1]); err != nil {
 		return Message{}, err
+	}
+	if d != nil && timeout > 0 {
+		d.SetReadDeadline(time.Now().Add(timeout))
+		defer d.SetReadDeadline(time.Time{})
+	}
+	if _, err := io.ReadFull(r, h[1:]); err != nil {
+		return Message{}, unexpected(err)
 	}
 	n, err := messageFrameLen(h[:])
 	if err != nil {
 		return Message{}, err
 	}
-	buf := make([]byte, n)
-	if _, err := io.ReadFull(r, buf); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return Message{}, err
+	buf, err := readFull(r, n)
+	if err != nil {
+		return Message{}, unexpected(err)
 	}
 	return ParseMessage(buf)
+}
+
+func unexpected(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// readStartLen is the buffer readFull starts with.
+const readStartLen = 2 << 10
+
+// readFull reads exactly n bytes from r into a new slice whose capacity
+// grows with what has arrived (doubling from readStartLen, never past n):
+// memory follows the bytes received, not the length a peer announced. A
+// short stream is io.ErrUnexpectedEOF (io.EOF if nothing came).
+func readFull(r io.Reader, n int) ([]byte, error) {
+	buf := make([]byte, 0, min(n, readStartLen))
+	for len(buf) < n {
+		if len(buf) == cap(buf) {
+			grown := make([]byte, len(buf), min(2*cap(buf), n))
+			copy(grown, buf)
+			buf = grown
+		}
+		k, err := r.Read(buf[len(buf):min(cap(buf), n)])
+		buf = buf[:len(buf)+k]
+		if err != nil {
+			if len(buf) == n {
+				break
+			}
+			if err == io.EOF && len(buf) > 0 {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+	}
+	return buf, nil
 }
