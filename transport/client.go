@@ -277,8 +277,11 @@ func dial(ctx context.Context, pconn net.PacketConn, addr net.Addr, cfg ClientCo
 func (c *Client) connect(ctx context.Context, want uint32) (*link, error) {
 	conn, err := c.tr.Dial(ctx, c.addr, c.tlsConf, c.qconf)
 	if err != nil {
-		if isALPNError(err) {
+		switch {
+		case isALPNError(err):
 			return nil, fmt.Errorf("transport: dial %s: %w: %w", c.addr, ErrALPN, err)
+		case isRefused(err):
+			return nil, fmt.Errorf("transport: dial %s: %w: %w", c.addr, ErrRefused, err)
 		}
 		return nil, fmt.Errorf("transport: dial %s: %w", c.addr, err)
 	}

@@ -36,6 +36,19 @@ type ServerStats struct {
 	// Refused counts handshakes refused: version or tick rate mismatch,
 	// server full.
 	Refused int64
+	// AdmissionRefused counts connection attempts refused before their
+	// TLS handshake: too many from one address (MaxClientsPerSource), over
+	// HandshakeRate, the server at capacity, or refused by Admit. It
+	// counts Initial packets: an attempt whose ClientHello spans two
+	// packets may count twice.
+	AdmissionRefused int64
+	// AddressValidations counts the times new attempts were asked to
+	// prove their address first (a QUIC Retry), the server being under
+	// load.
+	AddressValidations int64
+	// Connections is the number of connections admitted and not ended:
+	// handshaking, saying hello, or connected.
+	Connections int
 	// Failed counts connections dropped before a valid hello: timeout,
 	// malformed hello, closed by the peer.
 	Failed int64
@@ -77,8 +90,10 @@ type Server struct {
 	cfg     ServerConfig
 	log     *slog.Logger
 	tr      *quic.Transport
+	ownTr   bool // created by NewServer; closed by Close
 	ln      *quic.Listener
 	ownConn net.PacketConn // created by Listen; closed by Close
+	adm     *admission
 	sys     *ticksys.System
 	epoch   uint64
 	origin  atomic.Pointer[time.Time] // the server clock's zero; nil before Serve
@@ -125,6 +140,22 @@ func Listen(addr string, cfg ServerConfig) (*Server, error) {
 // Close does not close conn. QUIC handshakes start right away; clients are
 // served once Serve runs.
 func NewServer(conn net.PacketConn, cfg ServerConfig) (*Server, error) {
+	return newServer(&quic.Transport{Conn: conn}, true, cfg)
+}
+
+// NewServerTransport returns a Server listening on tr, a quic-go transport
+// of the caller's that has not been used yet (no Listen or Dial), for
+// settings NewServer does not offer (TokenGeneratorKey, a Tracer, a
+// socket shared with Dials, ...). The server adds its admission control to
+// tr before using it: its ConnContext runs first and then tr's own, if
+// set; tr's VerifySourceAddress, if set, is asked too (either may ask for
+// a Retry). Close does not close tr.
+func NewServerTransport(tr *quic.Transport, cfg ServerConfig) (*Server, error) {
+	return newServer(tr, false, cfg)
+}
+
+// newServer returns a Server on tr; own: tr is the server's to close.
+func newServer(tr *quic.Transport, own bool, cfg ServerConfig) (*Server, error) {
 	cfg, err := cfg.resolve()
 	if err != nil {
 		return nil, err
@@ -134,17 +165,28 @@ func NewServer(conn net.PacketConn, cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, sys: sys, conns: make(map[*quic.Conn]struct{}),
+	s := &Server{cfg: cfg, log: cfg.Logger, sys: sys, tr: tr, ownTr: own, conns: make(map[*quic.Conn]struct{}),
 		byID: make(map[ClientID]*serverClient)}
 	for s.epoch == 0 { // 0 reads as "no epoch"
 		s.epoch = rand.Uint64()
 	}
-
-	qconf := serverQUICConfig(cfg.QUICConfig)
-	s.tr = &quic.Transport{Conn: conn}
-	s.ln, err = s.tr.Listen(s.tlsConfig(), qconf)
+	clock := cfg.admissionClock
+	if clock == nil {
+		start := time.Now()
+		clock = func() time.Duration { return time.Since(start) }
+	}
+	s.adm = newAdmission(cfg, clock)
+	tr.ConnContext = s.adm.connContext(tr.ConnContext)
+	if user := tr.VerifySourceAddress; user != nil {
+		tr.VerifySourceAddress = func(a net.Addr) bool { return user(a) || s.adm.underLoad(a) }
+	} else if cfg.HandshakeRate > 0 {
+		tr.VerifySourceAddress = s.adm.underLoad
+	}
+	s.ln, err = tr.Listen(s.tlsConfig(), serverQUICConfig(cfg.QUICConfig))
 	if err != nil {
-		s.tr.Close()
+		if own {
+			tr.Close()
+		}
 		return nil, fmt.Errorf("transport: listen: %w", err)
 	}
 	return s, nil
@@ -218,6 +260,8 @@ func (s *Server) Stats() ServerStats {
 	}
 	s.mu.Unlock()
 	st.Accepted, st.Refused, st.Failed = s.accepted.Load(), s.refused.Load(), s.failed.Load()
+	st.AdmissionRefused, st.AddressValidations = s.adm.refused.Load(), s.adm.retries.Load()
+	st.Connections, _ = s.adm.counts()
 	st.ALPNMismatches, st.Pings, st.Malformed = s.alpn.Load(), s.pings.Load(), s.malformed.Load()
 	st.MessagesReceived, st.MessagesSent, st.MessagesDropped = s.msgsRecv.Load(), s.msgsSent.Load(), s.msgsDropped.Load()
 	return st
@@ -280,6 +324,7 @@ func (s *Server) Serve(ctx context.Context) error {
 			err = aerr
 			break
 		}
+		s.adm.handshakeDone(conn)
 		if !s.track(conn) {
 			conn.CloseWithError(CodeGoingAway, "server shutting down")
 			continue
@@ -361,7 +406,11 @@ func (s *Server) Close() error {
 		} else {
 			s.stopConns()
 		}
-		s.closeErr = s.tr.Close()
+		if s.ownTr {
+			s.closeErr = s.tr.Close()
+		} else {
+			s.closeErr = s.ln.Close()
+		}
 		if s.ownConn != nil {
 			if err := s.ownConn.Close(); err != nil && s.closeErr == nil {
 				s.closeErr = err

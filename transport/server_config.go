@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"time"
 
 	"github.com/quic-go/quic-go"
@@ -41,8 +42,34 @@ type ServerConfig struct {
 	// Default: discard.
 	Logger *slog.Logger
 	// MaxClients caps the clients connected at once; more are refused
-	// with StatusServerFull. Default (0): unlimited.
+	// after the TLS handshake with StatusServerFull (ErrServerFull on the
+	// client). It also bounds the connections in all: at most MaxClients
+	// plus HandshakeRate (handshakes in flight) exist at once, the rest
+	// are refused before their handshake (ErrRefused). Default (0):
+	// DefaultMaxClientsPerCPU (500) per CPU the process may use
+	// (runtime.GOMAXPROCS when the server is created). Negative: no limit.
 	MaxClients int
+	// MaxClientsPerSource caps the connections, handshaking or connected,
+	// from one IP address; more are refused before their TLS handshake
+	// (ErrRefused on the client). Clients behind one NAT share an address:
+	// raise it for LAN parties and carrier-grade NAT. Default (0):
+	// DefaultMaxClientsPerSource (32). Negative: no limit.
+	MaxClientsPerSource int
+	// HandshakeRate caps the connection attempts the server lets start a
+	// TLS handshake, per second, all sources together, with bursts of one
+	// second's worth; more are refused before their handshake (ErrRefused).
+	// When half the burst is used, or many handshakes are in flight, new
+	// attempts must first prove their source address with a QUIC Retry
+	// (quic-go's Transport.VerifySourceAddress), one more round trip, so
+	// spoofed addresses cannot use up the budget. Default (0):
+	// DefaultHandshakeRatePerCPU (100) per CPU. Negative: no limit (and
+	// no Retry).
+	HandshakeRate int
+	// Admit, if set, is asked about every connection attempt the limits
+	// above let through, before its TLS handshake: an error refuses it
+	// (ErrRefused on the client). It runs on quic-go's packet-handling
+	// goroutine, so it must be fast and must not block. Default: none.
+	Admit func(AdmissionRequest) error
 	// HelloTimeout is how long a new connection may take to send its
 	// ClientHello. Default: DefaultHelloTimeout (5s).
 	HelloTimeout time.Duration
@@ -54,7 +81,8 @@ type ServerConfig struct {
 	// held. Default: DefaultFrameTimeout (10 s), 64 KiB at 52 kbit/s.
 	FrameTimeout time.Duration
 
-	protocolVersion uint16 // for tests: speak another version; 0 = ProtocolVersion
+	protocolVersion uint16               // for tests: speak another version; 0 = ProtocolVersion
+	admissionClock  func() time.Duration // for tests: the rate limiter's clock; nil = monotonic
 }
 
 func (cfg ServerConfig) resolve() (ServerConfig, error) {
@@ -67,8 +95,18 @@ func (cfg ServerConfig) resolve() (ServerConfig, error) {
 	if err := nettime.ValidateRate(cfg.TickRate); err != nil {
 		return cfg, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
-	if cfg.MaxClients < 0 {
-		return cfg, fmt.Errorf("%w: MaxClients %d is negative", ErrInvalidConfig, cfg.MaxClients)
+	procs := runtime.GOMAXPROCS(0)
+	for _, l := range []struct {
+		v   *int
+		def int
+	}{
+		{&cfg.MaxClients, DefaultMaxClientsPerCPU * procs},
+		{&cfg.MaxClientsPerSource, DefaultMaxClientsPerSource},
+		{&cfg.HandshakeRate, DefaultHandshakeRatePerCPU * procs},
+	} {
+		if *l.v == 0 {
+			*l.v = l.def
+		}
 	}
 	if cfg.HelloTimeout < 0 {
 		return cfg, fmt.Errorf("%w: HelloTimeout %v is negative", ErrInvalidConfig, cfg.HelloTimeout)

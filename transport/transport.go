@@ -54,6 +54,13 @@ var (
 	ErrTickRateMismatch = errors.New("transport: tick rate mismatch")
 	// ErrServerFull: the server has ServerConfig.MaxClients clients.
 	ErrServerFull = errors.New("transport: server full")
+	// ErrRefused: the server refused the connection before its TLS
+	// handshake (QUIC's CONNECTION_REFUSED): too many connections from
+	// this address, too many handshakes a second, the server at capacity,
+	// or its admission hook (ServerConfig.MaxClientsPerSource,
+	// HandshakeRate, MaxClients, Admit). A Reconnect retries it with
+	// backoff.
+	ErrRefused = errors.New("transport: connection refused by the server")
 	// ErrALPN: the peer does not speak netclock's application protocol
 	// (ALPN "netclock/1"); the TLS handshake failed.
 	ErrALPN = errors.New("transport: peer does not speak " + ALPN + " (TLS ALPN mismatch)")

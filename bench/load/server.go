@@ -161,7 +161,10 @@ func runServer(ctx context.Context, o serverOpts) (*ServerReport, error) {
 		}
 		srv = es
 	} else {
-		ns, err := transport.NewServer(pc, transport.ServerConfig{TLSConfig: cert.ServerTLS(), MaxClients: o.maxClients})
+		ns, err := transport.NewServer(pc, transport.ServerConfig{TLSConfig: cert.ServerTLS(), MaxClients: o.maxClients,
+			// Every load client dials from loopback, and the tool measures
+			// the transport, not its admission control.
+			MaxClientsPerSource: -1, HandshakeRate: -1})
 		if err != nil {
 			return nil, err
 		}
