@@ -91,6 +91,16 @@ type ClientStats struct {
 	// Connected reports whether the client has a connection now: false
 	// while it reconnects and after it stopped.
 	Connected bool
+	// Synchronized reports whether SharedTime is valid now: connected,
+	// with an estimate of the current server's clock. False while the
+	// link is down (a reset by a restarted server ends it at once; see
+	// ServerConfig.StatelessResetKey) and after a reconnect to a restarted
+	// server until its first pong.
+	Synchronized bool
+	// ServerResets counts connections the server ended with a QUIC
+	// stateless reset: it restarted, or forgot the connection (it timed
+	// out while this client was suspended).
+	ServerResets int64
 	// Reconnects counts connections re-established after a loss
 	// (ClientConfig.Reconnect).
 	Reconnects int64
@@ -165,6 +175,7 @@ type Client struct {
 	stale       int64
 	malformed   int64
 	reconnects  int64
+	resets      int64 // connections ended by a stateless reset
 	failures    int64
 	epochs      int64
 	reinits     int64
@@ -629,14 +640,25 @@ func (c *Client) Estimate() provider.Estimate {
 func (c *Client) LocalTime() time.Duration { return c.clock() }
 
 // SharedTime returns the estimated server clock now (time since tick 0),
-// and false before the first estimate (and after a reconnect to a
-// restarted server, until its first pong).
+// and false when the client is not synchronized: before the first
+// estimate, while the connection is down (reconnecting, or stopped), and
+// after a reconnect to a restarted server until its first pong. The
+// System keeps ticking on its own meanwhile.
 func (c *Client) SharedTime() (time.Duration, bool) {
+	if !c.linkUp() {
+		return 0, false
+	}
 	e := c.Estimate()
 	if !e.Valid {
 		return 0, false
 	}
 	return e.ServerTime(c.clock()), true
+}
+
+// linkUp reports whether the client's connection is up now.
+func (c *Client) linkUp() bool {
+	l := c.link.Load()
+	return l != nil && l.conn != nil && l.conn.Context().Err() == nil
 }
 
 // Stats returns the client's synchronization state and counts.
@@ -650,7 +672,7 @@ func (c *Client) Stats() ClientStats {
 		Stale: c.stale, Malformed: c.malformed, Rejected: es.Rejected,
 		ClockJumps: es.Jumps, PathChanges: es.PathChanges,
 		BytesSent: c.bytesSent, BytesReceived: c.bytesRecv,
-		Reconnects: c.reconnects, ReconnectFailures: c.failures, EpochChanges: c.epochs,
+		Reconnects: c.reconnects, ServerResets: c.resets, ReconnectFailures: c.failures, EpochChanges: c.epochs,
 		Reinitializations: c.reinits, DriftAlarm: c.driftAlarm, DriftAlarms: c.driftAlarms,
 		MessagesSent: c.msgsSent, MessagesReceived: c.msgsRecv, MessagesDropped: c.msgsDropped,
 		MalformedMessages: c.msgsBad,
@@ -667,6 +689,7 @@ func (c *Client) Stats() ClientStats {
 		st.Mode = l.session.Mode
 		st.Connected = live && l.conn.Context().Err() == nil
 	}
+	st.Synchronized = st.Connected && e.Valid
 	st.RTT, st.Offset, st.ErrorBound, st.Jitter, st.DriftPPM = e.RTT(), e.Offset, e.ErrorBound, e.Jitter, e.DriftPPM
 	ps := c.pc.Status()
 	st.PredictedScale, st.ServerScale = ps.PredictedScale, ps.ServerScale
@@ -768,9 +791,10 @@ func (c *Client) reinitializeIfPending(sys *ticksys.System) {
 	if p == nil {
 		return
 	}
+	// Logged first: the reset event fires inside Reinitialize, and what
+	// waits for it should find the log written.
+	c.log.Info("netclock: reinitializing the system on the restarted server's clock", "offset", p.Offset)
 	sys.Reinitialize()
-	c.log.Info("netclock: system reinitialized on the restarted server's clock",
-		"offset", p.Offset, "predicted", sys.PredictedTime().String())
 }
 
 // Done returns a channel closed when the client stops: Close was called,

@@ -19,6 +19,11 @@ func (c *Client) supervise(l *link) {
 			return // closed
 		}
 		cause := context.Cause(l.conn.Context())
+		if sr := (*quic.StatelessResetError)(nil); errors.As(cause, &sr) {
+			c.mu.Lock()
+			c.resets++
+			c.mu.Unlock()
+		}
 		if !c.cfg.Reconnect {
 			c.log.Info("netclock: disconnected", "err", cause)
 			c.cancel(cause)

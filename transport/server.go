@@ -140,13 +140,23 @@ func Listen(addr string, cfg ServerConfig) (*Server, error) {
 // Close does not close conn. QUIC handshakes start right away; clients are
 // served once Serve runs.
 func NewServer(conn net.PacketConn, cfg ServerConfig) (*Server, error) {
-	return newServer(&quic.Transport{Conn: conn}, true, cfg)
+	return newServer(&quic.Transport{Conn: conn, ConnectionIDLength: serverConnIDLen}, true, cfg)
 }
+
+// serverConnIDLen is the length of the connection IDs the server issues:
+// the ID leads every packet a client sends. quic-go answers with a
+// stateless reset only packets longer than 42 bytes, and a ping with
+// quic-go's default 4-byte ID is about 40: with 16 bytes every ping can
+// draw the reset that tells a client its server restarted.
+const serverConnIDLen = 16
 
 // NewServerTransport returns a Server listening on tr, a quic-go transport
 // of the caller's that has not been used yet (no Listen or Dial), for
 // settings NewServer does not offer (TokenGeneratorKey, a Tracer, a
-// socket shared with Dials, ...). The server adds its admission control to
+// socket shared with Dials, ...). Give tr a ConnectionIDLength of at least
+// 12 (NewServer uses 16): with quic-go's default of 4, a client's pings are
+// too short to draw a stateless reset (see StatelessResetKey). If tr has no
+// StatelessResetKey, the server sets ServerConfig's. The server adds its admission control to
 // tr before using it: its ConnContext runs first and then tr's own, if
 // set; tr's VerifySourceAddress, if set, is asked too (either may ask for
 // a Retry). Close does not close tr.
@@ -176,6 +186,14 @@ func newServer(tr *quic.Transport, own bool, cfg ServerConfig) (*Server, error) 
 		clock = func() time.Duration { return time.Since(start) }
 	}
 	s.adm = newAdmission(cfg, clock)
+	if tr.StatelessResetKey == nil {
+		key, stable := resetKey(cfg.StatelessResetKey, cfg.TLSConfig)
+		tr.StatelessResetKey = key
+		if !stable {
+			s.log.Warn("netclock: no stable stateless reset key (set ServerConfig.StatelessResetKey): " +
+				"clients of a restarted server notice only at their idle timeout")
+		}
+	}
 	tr.ConnContext = s.adm.connContext(tr.ConnContext)
 	if user := tr.VerifySourceAddress; user != nil {
 		tr.VerifySourceAddress = func(a net.Addr) bool { return user(a) || s.adm.underLoad(a) }

@@ -74,6 +74,22 @@ type ServerConfig struct {
 	// ClientHello. Default: DefaultHelloTimeout (5s).
 	HelloTimeout time.Duration
 
+	// StatelessResetKey lets the server end, with its first packet, the
+	// connections a previous run of it left behind (QUIC stateless reset,
+	// RFC 9000 §10.3): a client of a server that crashed and restarted, or
+	// a client that was suspended past its idle timeout, learns at once
+	// that its connection is gone, reports not synchronized
+	// (ClientStats.Synchronized) and reconnects, instead of waiting out
+	// the idle timeout on a dead timeline. It must be the same across the
+	// server's restarts and secret: generate 32 bytes once with
+	// crypto/rand, store them like the TLS key (a file readable by the
+	// server only, or a secret store), and load them at every start.
+	// Servers sharing an address (behind one load balancer) share it.
+	// Default (nil): derived from the private key of
+	// TLSConfig.Certificates[0], stable as long as the certificate's key
+	// is; with no static certificate, random per run (resets then only
+	// reach clients of connections this run forgot).
+	StatelessResetKey *quic.StatelessResetKey
 	// FrameTimeout is how long a reliable message may take to arrive
 	// whole once its first byte has: a client that starts a frame and
 	// stalls has its message stream stopped (counted in

@@ -30,7 +30,7 @@ func runInProcess(t *testing.T, echo bool, n int) (*ServerReport, *ClientReport)
 			echo: echo, addr: "127.0.0.1:0", certOut: cert,
 			expect: n, start: start, expectTimeout: 10 * time.Second,
 			warmup: 200 * time.Millisecond, duration: time.Second,
-			residence: true, pingMin: 36, idle: 200 * time.Millisecond,
+			residence: true, idle: 200 * time.Millisecond,
 			ready: func(a string) { addrCh <- a },
 		})
 		srvDone <- result{rep, err}

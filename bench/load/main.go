@@ -91,7 +91,7 @@ func parseFlags(args []string) (*flags, error) {
 	fs.IntVar(&f.maxClients, "max-clients", -1, "server: transport ServerConfig.MaxClients (0: the transport's default, negative: none)")
 	fs.BoolVar(&f.residence, "residence", false, "servers: time pings through the server at the UDP socket "+
 		"(disables quic-go's recvmmsg/GSO path: don't use for CPU)")
-	fs.IntVar(&f.pingMin, "ping-min", 36, "residence: smallest 1-RTT packet read counted as a ping")
+	fs.IntVar(&f.pingMin, "ping-min", 0, "residence: smallest 1-RTT packet read counted as a ping (0: 48 for netclock, whose server issues 16-byte connection IDs, 36 for the echo)")
 	fs.IntVar(&f.pongMin, "pong-min", 0, "residence: smallest 1-RTT packet written counted as a pong (0: 52 for netclock's 30-byte pong, 36 for the 14-byte echo)")
 	fs.BoolVar(&f.echo, "echo", false, "clients: bare quic-go echo clients (for -mode echo-server)")
 	fs.IntVar(&f.dialConcurrency, "dial-concurrency", 16, "clients: dials in flight at once")

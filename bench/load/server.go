@@ -147,7 +147,14 @@ func runServer(ctx context.Context, o serverOpts) (*ServerReport, error) {
 				pongMin = 36 // the 14-byte echo: 38 bytes
 			}
 		}
-		rc = newResidenceConn(udp, o.pingMin, pongMin)
+		pingMin := o.pingMin
+		if pingMin == 0 {
+			pingMin = 36 // a 14-byte ping behind a 4-byte connection ID: 38 bytes
+			if !o.echo {
+				pingMin = 48 // netclock's server issues 16-byte connection IDs: 50 bytes
+			}
+		}
+		rc = newResidenceConn(udp, pingMin, pongMin)
 		pc = rc
 	}
 
