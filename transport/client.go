@@ -494,6 +494,9 @@ func (c *Client) handlePong(b []byte, t4 time.Duration) {
 	p, err := ParsePong(b)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err == nil && !pongTimesInRange(p) {
+		err = fmt.Errorf("%w: pong server times %d, %d out of range", ErrMalformed, p.ServerReceive, p.ServerSend)
+	}
 	if err != nil {
 		c.malformed++
 		c.log.Debug("netclock: dropped malformed pong", "len", len(b), "err", err)

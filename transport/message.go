@@ -93,10 +93,11 @@ func (d *dispatcher) run() {
 	}
 }
 
-// age returns now − stamp for a stamped message, false for the zero Time.
+// age returns now − stamp for a stamped message, saturating at the range
+// of time.Duration; false for the zero Time.
 func age(now time.Duration, stamp nettime.Time) (time.Duration, bool) {
 	if stamp.IsZero() {
 		return 0, false
 	}
-	return now - stamp.Duration(), true
+	return subSat(now, stamp.Duration()), true
 }

@@ -161,7 +161,9 @@ func (s *Server) Broadcast(reliable bool, stamp nettime.Time, payload []byte) er
 }
 
 // Age returns how long ago stamp was on the server clock: Now minus the
-// stamp; false for the zero Time. The stamp's tick rate does not matter.
+// stamp, saturating at the range of time.Duration (a stamp near
+// −nettime.MaxDuration is about 292 years ago, never in the future); false
+// for the zero Time. The stamp's tick rate does not matter.
 func (s *Server) Age(stamp nettime.Time) (time.Duration, bool) { return age(s.Now(), stamp) }
 
 // checkPayload bounds a payload's size by its kind.
