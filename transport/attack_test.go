@@ -82,25 +82,56 @@ func TestReadFullGrowsWithData(t *testing.T) {
 }
 
 // TestStreamLimits: a client may open exactly the streams the protocol
-// needs: two bidirectional (hello, ping fallback) and one unidirectional
-// (reliable messages) at a time, not quic-go's default of 100 each.
+// needs, not quic-go's default of 100 of each kind: one unidirectional
+// stream at a time (reliable messages), and bidirectional ones for the
+// hello and, in ModeStream, the pings. A bidirectional stream beyond those
+// closes the connection: nobody would read it.
 func TestStreamLimits(t *testing.T) {
-	srv := startServer(t, ServerConfig{})
-	raw := rawClient(t, srv) // its hello stream is the first bidirectional one
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := raw.OpenStreamSync(ctx); err != nil {
-		t.Fatalf("second bidirectional stream: %v", err)
-	}
 	var limit *quic.StreamLimitReachedError
-	if _, err := raw.OpenStream(); !errors.As(err, &limit) {
-		t.Errorf("third bidirectional stream: %v, want StreamLimitReachedError", err)
-	}
-	if _, err := raw.OpenUniStream(); err != nil {
-		t.Fatalf("first unidirectional stream: %v", err)
-	}
-	if _, err := raw.OpenUniStream(); !errors.As(err, &limit) {
-		t.Errorf("second unidirectional stream: %v, want StreamLimitReachedError", err)
+	t.Run("unidirectional", func(t *testing.T) {
+		srv := startServer(t, ServerConfig{})
+		raw := rawClient(t, srv)
+		if _, err := raw.OpenUniStream(); err != nil {
+			t.Fatalf("first unidirectional stream: %v", err)
+		}
+		if _, err := raw.OpenUniStream(); !errors.As(err, &limit) {
+			t.Errorf("second unidirectional stream: %v, want StreamLimitReachedError", err)
+		}
+	})
+	for _, tc := range []struct {
+		name      string
+		datagrams bool
+		extra     int // bidirectional streams after the hello that the protocol has
+	}{
+		{"datagram mode", true, 0},
+		{"stream mode", false, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := startServer(t, ServerConfig{})
+			raw := rawClientWith(t, srv, tc.datagrams)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			for i := range tc.extra {
+				str, err := raw.OpenStreamSync(ctx)
+				if err != nil {
+					t.Fatalf("protocol stream %d: %v", i, err)
+				}
+				str.Write(AppendFrame(nil, AppendPing(nil, Ping{Seq: 1})))
+			}
+			str, err := raw.OpenStream()
+			if errors.As(err, &limit) {
+				return // quic-go's limit stopped it: nothing to close
+			}
+			if err != nil {
+				t.Fatalf("extra stream: %v", err)
+			}
+			str.Write([]byte("unexpected"))
+			await(t, raw.Context().Done(), 5*time.Second, "the server to close the connection")
+			var ae *quic.ApplicationError
+			if err := context.Cause(raw.Context()); !errors.As(err, &ae) || ae.ErrorCode != CodeProtocolViolation {
+				t.Errorf("connection closed with %v, want CodeProtocolViolation", err)
+			}
+		})
 	}
 }
 

@@ -356,11 +356,17 @@ func TestAge(t *testing.T) {
 // nothing else, to send what a real client never would.
 func rawClient(t *testing.T, srv *Server) *quic.Conn {
 	t.Helper()
+	return rawClientWith(t, srv, true)
+}
+
+// rawClientWith is rawClient with or without datagrams (ModeStream).
+func rawClientWith(t *testing.T, srv *Server, datagrams bool) *quic.Conn {
+	t.Helper()
 	tlsConf := testCert(t).ClientTLS()
 	tlsConf.NextProtos = []string{ALPN}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	raw, err := quic.DialAddr(ctx, srv.Addr().String(), tlsConf, &quic.Config{EnableDatagrams: true})
+	raw, err := quic.DialAddr(ctx, srv.Addr().String(), tlsConf, &quic.Config{EnableDatagrams: datagrams})
 	if err != nil {
 		t.Fatal(err)
 	}

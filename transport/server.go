@@ -456,9 +456,10 @@ func (s *Server) handle(ctx context.Context, conn *quic.Conn) {
 	wg.Go(func() { s.acceptStreams(sc, &wg) })
 	var err error
 	if sc.mode == ModeDatagram {
+		wg.Go(func() { s.refuseStreams(sc) })
 		err = s.serveDatagrams(sc, d)
 	} else {
-		err = s.serveStream(ctx, sc)
+		err = s.serveStream(ctx, sc, &wg)
 	}
 	conn.CloseWithError(CodeNoError, "")
 	wg.Wait()
@@ -611,13 +612,15 @@ func (s *Server) serveDatagrams(sc *serverClient, d *dispatcher) error {
 }
 
 // serveStream answers framed pings on the second stream the client opens,
-// the fallback when datagrams were not negotiated.
-func (s *Server) serveStream(ctx context.Context, sc *serverClient) error {
+// the fallback when datagrams were not negotiated. It starts refuseStreams
+// on wg once it has that stream.
+func (s *Server) serveStream(ctx context.Context, sc *serverClient, wg *sync.WaitGroup) error {
 	conn, log := sc.conn, sc.log
 	str, err := conn.AcceptStream(ctx)
 	if err != nil {
 		return err
 	}
+	wg.Go(func() { s.refuseStreams(sc) })
 	buf := make([]byte, MaxFrameLen+2)
 	pongBuf := make([]byte, 0, PongLen)
 	out := make([]byte, 0, PongLen+2)
@@ -647,4 +650,21 @@ func (s *Server) serveStream(ctx context.Context, sc *serverClient) error {
 		s.pings.Add(1)
 		sc.pings.Add(1)
 	}
+}
+
+// refuseStreams closes the connection if the client opens a bidirectional
+// stream the protocol does not have (any after the hello, in ModeDatagram;
+// any after the ping stream, in ModeStream): what a client sent on a stream
+// nobody reads would sit in the server's receive window for the life of
+// the connection.
+func (s *Server) refuseStreams(sc *serverClient) {
+	str, err := sc.conn.AcceptStream(sc.conn.Context())
+	if err != nil {
+		return
+	}
+	str.CancelRead(streamCodeDone)
+	str.CancelWrite(streamCodeDone)
+	s.malformed.Add(1)
+	sc.log.Warn("netclock: client opened a stream the protocol does not have; connection closed")
+	sc.conn.CloseWithError(CodeProtocolViolation, "unexpected bidirectional stream")
 }

@@ -208,13 +208,13 @@ const (
 // server buffer. Clients keep quic-go's defaults: they trust their server.
 const (
 	// DefaultStreamReceiveWindow is the initial and the largest receive
-	// window of a stream on the server (128 KiB): two reliable messages
-	// of the largest size in flight, about 1.3 MB/s at 100 ms RTT.
-	DefaultStreamReceiveWindow = 128 << 10
+	// window of a stream on the server (64 KiB): a reliable message of the
+	// largest size per round trip, about 650 KB/s at 100 ms RTT.
+	DefaultStreamReceiveWindow = 64 << 10
 	// DefaultConnectionReceiveWindow is the initial and the largest
 	// receive window of a connection on the server, all streams together
-	// (192 KiB).
-	DefaultConnectionReceiveWindow = 192 << 10
+	// (96 KiB).
+	DefaultConnectionReceiveWindow = 96 << 10
 )
 
 // Streams the protocol lets a peer open at once. The client opens two
