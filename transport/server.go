@@ -76,16 +76,20 @@ type ServerStats struct {
 // and tick system and answers the clients' pings.
 //
 // Memory per connection is bounded whatever a client sends. An idle
-// client costs about 80 KiB (quic-go's connection state, TLS, four
+// client costs about 80 KiB (quic-go's connection state, TLS, five
 // goroutines). On top of that a client can make the server hold at most:
-// the server's connection receive window of stream data not yet read
-// (DefaultConnectionReceiveWindow, 192 KiB, unless QUICConfig sets it),
-// one partially received reliable message (a client may open one message
+// stream data not read yet, within the server's connection receive window
+// (DefaultConnectionReceiveWindow, 96 KiB, unless QUICConfig sets it); one
+// partially received reliable message (a client may open one message
 // stream at a time; the buffer grows with the bytes that arrive, at most
-// 64 KiB, for at most FrameTimeout), 64 KiB of unreliable messages waiting
-// for a slow OnMessage handler, and quic-go's queue of 128 datagrams
+// 64 KiB, for at most FrameTimeout); 64 KiB of unreliable messages waiting
+// for a slow OnMessage handler; and quic-go's queue of 128 datagrams
 // (about 180 KiB) while the server falls behind reading them: under
-// 600 KiB in all. Bytes after the hello are discarded as they arrive.
+// 500 KiB in all. Bytes after the hello are discarded as they arrive, and
+// a stream the protocol does not have closes the connection. The
+// connections that exist at once are bounded by ServerConfig.MaxClients
+// plus HandshakeRate (see there), and refused attempts cost no connection
+// state.
 type Server struct {
 	cfg     ServerConfig
 	log     *slog.Logger

@@ -36,7 +36,11 @@ type ServerConfig struct {
 	// defaults, except KeepAlivePeriod (DefaultKeepAlivePeriod, 2 s;
 	// negative disables it) and MaxIdleTimeout (DefaultMaxIdleTimeout,
 	// 10 s), which apply unless set here: a vanished client is dropped
-	// within seconds. A clone is used; EnableDatagrams is always set.
+	// within seconds; and the receive windows (DefaultStreamReceiveWindow,
+	// DefaultConnectionReceiveWindow), which bound what a client can make
+	// the server buffer. A clone is used; EnableDatagrams is always set,
+	// and MaxIncomingStreams and MaxIncomingUniStreams are always the
+	// protocol's (2 and 1).
 	QUICConfig *quic.Config
 	// Logger receives connection, handshake and reset events.
 	// Default: discard.

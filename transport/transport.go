@@ -30,6 +30,14 @@
 // fires a ResetEvent with ticksys.ReasonReinitialize. The System object stays
 // the same, so subscriptions survive.
 //
+// A Server is built to face hostile peers: it admits connections under
+// limits checked before the TLS handshake (ServerConfig.MaxClients,
+// MaxClientsPerSource, HandshakeRate, Admit; a refused client gets
+// ErrRefused), bounds the memory each connection can cost it (see Server),
+// and ends a previous run's connections at their first packet with a
+// stateless reset (ServerConfig.StatelessResetKey), so that a client of a
+// restarted server reports not synchronized and reconnects at once.
+//
 // The wire format is in wire.go; TLS helpers for development in tls.go.
 package transport
 

@@ -15,8 +15,9 @@
 //	         frame left unfinished (reopened whenever the server stops it),
 //	         held for -hold; with -extra-stream, data on a stream the
 //	         protocol does not have too.
-//	flood    -flood-conns connections from one UDP socket over -flood-for,
-//	         each held if admitted; then all closed.
+//	flood    -good well-behaved clients, then -flood-conns connections from
+//	         one UDP socket (127.0.0.2) over -flood-for, each held if
+//	         admitted; then all closed.
 //	restart  -good clients with Reconnect; the server is killed (SIGKILL)
 //	         and restarted on the same port with the same certificate: how
 //	         long until each client reports not synchronized, and until it

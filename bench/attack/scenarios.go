@@ -218,26 +218,36 @@ func hostile(ctx context.Context, i int, addr string, dev devCert, end time.Time
 	return stopped, nil
 }
 
-// flood replays the connection flood: many connections from one UDP
-// socket, each held if admitted.
+// flood replays the connection flood against a server with good clients:
+// many connections from one UDP socket (another address than theirs), each
+// held if admitted.
 func flood(ctx context.Context, o options, dir string, dev devCert) error {
 	p, err := startServer("127.0.0.1:0", dir, 0)
 	if err != nil {
 		return err
 	}
 	defer p.close()
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	good, err := goodClients(cctx, o.good, p.addr, dev)
+	if err != nil {
+		return err
+	}
+	defer closeAll(good)
 	base, err := p.watch(3*time.Second, time.Second)
 	if err != nil {
 		return err
 	}
 	b := base[len(base)-1]
-	fmt.Printf("baseline, idle server: RSS %s, heap %s, %d goroutines\n", mib(b.RSS), mib(int64(b.HeapInuse)), b.Goroutines)
+	fmt.Printf("baseline, %d good clients: server RSS %s, heap %s, %d goroutines\n",
+		o.good, mib(b.RSS), mib(int64(b.HeapInuse)), b.Goroutines)
 
 	raddr, err := net.ResolveUDPAddr("udp4", p.addr)
 	if err != nil {
 		return err
 	}
-	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	// The flood's own address: the good clients are on 127.0.0.1.
+	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 2)})
 	if err != nil {
 		return err
 	}
@@ -297,6 +307,7 @@ func flood(ctx context.Context, o options, dir string, dev devCert) error {
 		o.floodConns, time.Since(start).Round(time.Millisecond), admitted.Load(), refused.Load(), other.Load())
 	fmt.Printf("  server: peak RSS %s, peak %d goroutines; now %d connections, %d clients, %d refusals counted, %d Retries\n",
 		mib(rss), gr, st.Server.Connections, st.Server.Clients, st.Server.AdmissionRefused, st.Server.AddressValidations)
+	fmt.Printf("  good clients: %s\n", goodReport(good))
 	mu.Lock()
 	for _, c := range held {
 		c.CloseWithError(0, "")
