@@ -258,3 +258,52 @@ func TestManyConnectionsOneSource(t *testing.T) {
 		return srv.Stats().Connections == 0
 	})
 }
+
+// TestNewServerTransport: a server on the caller's quic.Transport runs
+// the caller's ConnContext after its own admission, and Close leaves the
+// transport to the caller.
+func TestNewServerTransport(t *testing.T) {
+	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer udp.Close()
+	var userCalls atomic.Int64
+	tr := &quic.Transport{Conn: udp, ConnectionIDLength: 16,
+		ConnContext: func(ctx context.Context, _ *quic.ClientInfo) (context.Context, error) {
+			userCalls.Add(1)
+			return ctx, nil
+		}}
+	srv, err := NewServerTransport(tr, ServerConfig{TLSConfig: testCert(t).ServerTLS(), MaxClientsPerSource: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(context.Background()) }()
+	if _, err := dialTest(t, srv, ClientConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	// Refused by the server's own limit: the user's hook is not asked.
+	if _, err := dialTest(t, srv, ClientConfig{}); !errors.Is(err, ErrRefused) {
+		t.Errorf("second client: %v, want ErrRefused", err)
+	}
+	if n := userCalls.Load(); n != 1 {
+		t.Errorf("the transport's ConnContext ran %d times, want 1", n)
+	}
+	if err := srv.Close(); err != nil {
+		t.Errorf("Close = %v", err)
+	}
+	if err := <-done; !errors.Is(err, ErrServerClosed) {
+		t.Errorf("Serve = %v", err)
+	}
+	// The transport is still the caller's: it can dial (nobody answers;
+	// the dial times out rather than fail on a closed transport).
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	tlsConf := testCert(t).ClientTLS()
+	tlsConf.NextProtos = []string{ALPN}
+	if _, err := tr.Dial(ctx, srv.Addr(), tlsConf, nil); err == nil || errors.Is(err, quic.ErrTransportClosed) {
+		t.Errorf("dialing the closed server over the caller's transport: %v, want a timeout, not a closed transport", err)
+	}
+	tr.Close()
+}

@@ -22,6 +22,9 @@
 //	         and restarted on the same port with the same certificate: how
 //	         long until each client reports not synchronized, and until it
 //	         reinitialized on the new server.
+//	pause    -good clients; the server is stopped (SIGSTOP) for -pause,
+//	         then resumed: the clients' state at the end of the pause, and
+//	         their true error and bound coverage in the -settle after.
 //
 // Everything runs on 127.0.0.0/8 and every loop ends by itself. The server
 // process is this binary with -role server.
@@ -34,6 +37,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"path/filepath"
@@ -50,6 +54,8 @@ type options struct {
 	floodFor    time.Duration
 	settle      time.Duration
 	extraStream bool
+	pause       time.Duration
+	out         io.Writer // the report
 }
 
 func main() {
@@ -61,13 +67,14 @@ func main() {
 	fs.StringVar(&addr, "addr", "127.0.0.1:0", "server: address to listen on")
 	fs.StringVar(&dir, "dir", "", "server: directory with cert.pem and key.pem")
 	fs.IntVar(&perSource, "per-source", 0, "server: MaxClientsPerSource (0: the default)")
-	fs.StringVar(&o.scenarios, "scenario", "partial,flood,restart", "scenarios to run, comma-separated")
+	fs.StringVar(&o.scenarios, "scenario", "partial,flood,restart,pause", "scenarios to run, comma-separated")
 	fs.IntVar(&o.good, "good", 20, "well-behaved clients")
 	fs.IntVar(&o.hostile, "hostile", 50, "partial: hostile clients")
 	fs.DurationVar(&o.hold, "hold", 15*time.Second, "partial: how long the hostile clients hold on")
 	fs.IntVar(&o.floodConns, "flood-conns", 3000, "flood: connection attempts")
 	fs.DurationVar(&o.floodFor, "flood-for", 60*time.Second, "flood: spread over this long")
 	fs.BoolVar(&o.extraStream, "extra-stream", false, "partial: hostile clients also open a stream the protocol does not have")
+	fs.DurationVar(&o.pause, "pause", 5*time.Second, "pause: how long the server is stopped")
 	fs.DurationVar(&o.settle, "settle", 20*time.Second, "how long to watch the server after an attack ends")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -82,6 +89,7 @@ func main() {
 		}
 		return
 	}
+	o.out = os.Stdout
 	if err := drive(o); err != nil {
 		log.Fatal(err)
 	}
@@ -100,7 +108,7 @@ func drive(o options) error {
 	}
 	ctx := context.Background()
 	for _, sc := range strings.Split(o.scenarios, ",") {
-		fmt.Printf("== %s\n", sc)
+		fmt.Fprintf(o.out, "== %s\n", sc)
 		switch strings.TrimSpace(sc) {
 		case "partial":
 			err = partial(ctx, o, dir, dev)
@@ -108,6 +116,8 @@ func drive(o options) error {
 			err = flood(ctx, o, dir, dev)
 		case "restart":
 			err = restart(ctx, o, dir, dev)
+		case "pause":
+			err = pause(ctx, o, dir, dev)
 		default:
 			err = fmt.Errorf("unknown scenario %q", sc)
 		}

@@ -3,10 +3,12 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -117,4 +119,97 @@ func peak(samples []serverStats) (rss int64, goroutines int) {
 		rss, goroutines = max(rss, s.RSS), max(goroutines, s.Goroutines)
 	}
 	return rss, goroutines
+}
+
+// trueError returns c's shared time minus the server's clock at the same
+// instant: the server reads its clock between two readings of c's, whose
+// midpoint stands for it; the second result is half their distance, the
+// uncertainty.
+func (p *serverProc) trueError(c *transport.Client) (time.Duration, time.Duration, error) {
+	s1, ok1 := c.SharedTime()
+	if _, err := io.WriteString(p.in, "now\n"); err != nil {
+		return 0, 0, err
+	}
+	if !p.out.Scan() {
+		return 0, 0, fmt.Errorf("server process gone: %v", p.out.Err())
+	}
+	s2, ok2 := c.SharedTime()
+	now, err := strconv.ParseInt(p.out.Text(), 10, 64)
+	if err != nil {
+		return 0, 0, err
+	}
+	if !ok1 || !ok2 {
+		return 0, 0, errNotSynced
+	}
+	return s1 + (s2-s1)/2 - time.Duration(now), (s2 - s1) / 2, nil
+}
+
+var errNotSynced = errors.New("client not synchronized")
+
+// errorSampler collects the good clients' |true error| while an attack
+// runs.
+type errorSampler struct {
+	abs      []time.Duration
+	window   []time.Duration
+	unsynced int
+	covered  int // samples whose |error| is within ErrorBound (plus the reading window)
+}
+
+// sample reads every client's true error once.
+func (e *errorSampler) sample(p *serverProc, cs []*transport.Client) error {
+	for _, c := range cs {
+		d, w, err := p.trueError(c)
+		if errors.Is(err, errNotSynced) {
+			e.unsynced++
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		e.abs, e.window = append(e.abs, max(d, -d)), append(e.window, w)
+		if max(d, -d) <= c.Estimate().ErrorBound+w {
+			e.covered++
+		}
+	}
+	return nil
+}
+
+// quantile returns the q-quantile of ds (0 for none).
+func quantile(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(q*float64(len(s))))]
+}
+
+func (e *errorSampler) String() string {
+	return fmt.Sprintf("|true error| p50 %v p99 %v max %v over %d samples (reading window p50 %v), bound covers %.1f%%, %d not synchronized",
+		quantile(e.abs, 0.5), quantile(e.abs, 0.99), quantile(e.abs, 1), len(e.abs), quantile(e.window, 0.5),
+		100*float64(e.covered)/float64(max(len(e.abs), 1)), e.unsynced)
+}
+
+// observe samples the good clients' true error every 200 ms and the
+// server's stats every second, for d.
+func (p *serverProc) observe(cs []*transport.Client, d time.Duration) ([]serverStats, *errorSampler, error) {
+	var stats []serverStats
+	errs := &errorSampler{}
+	end := time.Now().Add(d)
+	for i := 0; ; i++ {
+		if err := errs.sample(p, cs); err != nil {
+			return stats, errs, err
+		}
+		if i%5 == 0 || !time.Now().Before(end) {
+			st, err := p.stats()
+			if err != nil {
+				return stats, errs, err
+			}
+			stats = append(stats, st)
+		}
+		if !time.Now().Before(end) {
+			return stats, errs, nil
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/quic-go/quic-go"
@@ -88,14 +89,15 @@ func partial(ctx context.Context, o options, dir string, dev devCert) error {
 		return err
 	}
 	defer closeAll(good)
-	base, err := p.watch(3*time.Second, time.Second)
+	base, baseErr, err := p.observe(good, o.hold)
 	if err != nil {
 		return err
 	}
 	b := base[len(base)-1]
-	fmt.Printf("baseline, %d good clients: server RSS %s, heap %s, %d goroutines\n",
-		o.good, mib(b.RSS), mib(int64(b.HeapInuse)), b.Goroutines)
-	fmt.Printf("  good clients: %s\n", goodReport(good))
+	fmt.Fprintf(o.out, "baseline, %d good clients for %v: server RSS %s, heap %s, %d goroutines\n",
+		o.good, o.hold, mib(b.RSS), mib(int64(b.HeapInuse)), b.Goroutines)
+	fmt.Fprintf(o.out, "  good clients: %s\n", goodReport(good))
+	fmt.Fprintf(o.out, "  good clients: %v\n", baseErr)
 
 	end := time.Now().Add(o.hold)
 	var wg sync.WaitGroup
@@ -106,31 +108,33 @@ func partial(ctx context.Context, o options, dir string, dev devCert) error {
 			stopped.Add(n)
 			if err != nil {
 				failed.Add(1)
-				fmt.Printf("  hostile %d: %v\n", i, err)
+				fmt.Fprintf(o.out, "  hostile %d: %v\n", i, err)
 				return
 			}
 			connected.Add(1)
 		})
 	}
-	during, err := p.watch(o.hold, time.Second)
+	during, duringErr, err := p.observe(good, o.hold)
 	if err != nil {
 		return err
 	}
 	wg.Wait()
 	rss, gr := peak(during)
 	last := during[len(during)-1]
-	fmt.Printf("attack: %d hostile clients (%d failed to connect) for %v; the server stopped %d stalled frames\n",
+	fmt.Fprintf(o.out, "attack: %d hostile clients (%d failed to connect) for %v; the server stopped %d stalled frames\n",
 		o.hostile, failed.Load(), o.hold, stopped.Load())
-	fmt.Printf("  server peak RSS %s: growth %s (%s per hostile client), peak %d goroutines; %d connections, %d malformed\n",
+	fmt.Fprintf(o.out, "  server peak RSS %s: growth %s (%s per hostile client), peak %d goroutines; %d connections, %d malformed\n",
 		mib(rss), mib(rss-b.RSS), fmt.Sprintf("%.0f KiB", float64(rss-b.RSS)/1024/float64(o.hostile)), gr,
 		last.Server.Connections, last.Server.Malformed)
-	fmt.Printf("  good clients at the end: %s\n", goodReport(good))
+	fmt.Fprintf(o.out, "  good clients at the end: %s\n", goodReport(good))
+	fmt.Fprintf(o.out, "  good clients during: %v (%.2f× the baseline p99)\n", duringErr,
+		float64(quantile(duringErr.abs, 0.99))/float64(max(quantile(baseErr.abs, 0.99), 1)))
 	after, err := p.watch(o.settle, time.Second)
 	if err != nil {
 		return err
 	}
 	a := after[len(after)-1]
-	fmt.Printf("%v after: server RSS %s, heap %s, %d goroutines, %d connections\n",
+	fmt.Fprintf(o.out, "%v after: server RSS %s, heap %s, %d goroutines, %d connections\n",
 		o.settle, mib(a.RSS), mib(int64(a.HeapInuse)), a.Goroutines, a.Server.Connections)
 	return nil
 }
@@ -169,9 +173,9 @@ func hostile(ctx context.Context, i int, addr string, dev devCert, end time.Time
 		return 0, err
 	}
 	hello.SetDeadline(end)
-	if _, err := hello.Write(transport.AppendClientHello(nil, transport.ClientHello{})); err != nil {
-		return 0, err
-	}
+	// The server stops the stream's sending side right after the hello:
+	// a late return from this write may already report it.
+	hello.Write(transport.AppendClientHello(nil, transport.ClientHello{}))
 	var sh [transport.ServerHelloLen]byte
 	if _, err := io.ReadFull(hello, sh[:]); err != nil {
 		return 0, fmt.Errorf("server hello: %w", err)
@@ -239,7 +243,7 @@ func flood(ctx context.Context, o options, dir string, dev devCert) error {
 		return err
 	}
 	b := base[len(base)-1]
-	fmt.Printf("baseline, %d good clients: server RSS %s, heap %s, %d goroutines\n",
+	fmt.Fprintf(o.out, "baseline, %d good clients: server RSS %s, heap %s, %d goroutines\n",
 		o.good, mib(b.RSS), mib(int64(b.HeapInuse)), b.Goroutines)
 
 	raddr, err := net.ResolveUDPAddr("udp4", p.addr)
@@ -303,11 +307,11 @@ func flood(ctx context.Context, o options, dir string, dev devCert) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("flood: %d attempts from one socket in %v: %d admitted, %d refused (ErrRefused), %d other errors\n",
+	fmt.Fprintf(o.out, "flood: %d attempts from one socket in %v: %d admitted, %d refused (ErrRefused), %d other errors\n",
 		o.floodConns, time.Since(start).Round(time.Millisecond), admitted.Load(), refused.Load(), other.Load())
-	fmt.Printf("  server: peak RSS %s, peak %d goroutines; now %d connections, %d clients, %d refusals counted, %d Retries\n",
+	fmt.Fprintf(o.out, "  server: peak RSS %s, peak %d goroutines; now %d connections, %d clients, %d refusals counted, %d Retries\n",
 		mib(rss), gr, st.Server.Connections, st.Server.Clients, st.Server.AdmissionRefused, st.Server.AddressValidations)
-	fmt.Printf("  good clients: %s\n", goodReport(good))
+	fmt.Fprintf(o.out, "  good clients: %s\n", goodReport(good))
 	mu.Lock()
 	for _, c := range held {
 		c.CloseWithError(0, "")
@@ -320,7 +324,7 @@ func flood(ctx context.Context, o options, dir string, dev devCert) error {
 	for _, at := range []int{1, 5, 10, len(after) - 1} {
 		if at < len(after) {
 			a := after[at]
-			fmt.Printf("  %2ds after closing: RSS %s (%+.0f%% of baseline), heap %s, %d goroutines, %d connections\n",
+			fmt.Fprintf(o.out, "  %2ds after closing: RSS %s (%+.0f%% of baseline), heap %s, %d goroutines, %d connections\n",
 				at, mib(a.RSS), 100*float64(a.RSS-b.RSS)/float64(b.RSS), mib(int64(a.HeapInuse)), a.Goroutines,
 				a.Server.Connections)
 		}
@@ -347,7 +351,7 @@ func restart(ctx context.Context, o options, dir string, dev devCert) error {
 	}
 	defer closeAll(cs)
 	time.Sleep(2 * time.Second)
-	fmt.Printf("before: %s\n", goodReport(cs))
+	fmt.Fprintf(o.out, "before: %s\n", goodReport(cs))
 	killed := time.Now()
 	p.kill()
 	p2, err := startServer(p.addr, dir, 0)
@@ -375,15 +379,52 @@ func restart(ctx context.Context, o options, dir string, dev devCert) error {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
-	fmt.Printf("server killed; the new process listened %v later\n", restarted.Sub(killed).Round(time.Millisecond))
-	fmt.Printf("  not synchronized, after the restart: max %v (per client %v)\n", slices.Max(unsynced), unsynced)
-	fmt.Printf("  reinitialized, after the restart:    max %v (per client %v)\n", slices.Max(reinit), reinit)
+	fmt.Fprintf(o.out, "server killed; the new process listened %v later\n", restarted.Sub(killed).Round(time.Millisecond))
+	fmt.Fprintf(o.out, "  not synchronized, after the restart: max %v (per client %v)\n", slices.Max(unsynced), unsynced)
+	fmt.Fprintf(o.out, "  reinitialized, after the restart:    max %v (per client %v)\n", slices.Max(reinit), reinit)
 	var resets int64
 	for _, c := range cs {
 		resets += c.Stats().ServerResets
 	}
-	fmt.Printf("  connections ended by a stateless reset: %d of %d\n", resets, n)
+	fmt.Fprintf(o.out, "  connections ended by a stateless reset: %d of %d\n", resets, n)
 	time.Sleep(time.Second)
-	fmt.Printf("after: %s\n", goodReport(cs))
+	fmt.Fprintf(o.out, "after: %s\n", goodReport(cs))
+	return nil
+}
+
+// pause stops the server process for -pause (SIGSTOP, as a GC pause, a VM
+// hiccup or a debugger would) under its good clients, and reports what
+// the clients said during the pause and in the -settle that follows.
+func pause(ctx context.Context, o options, dir string, dev devCert) error {
+	p, err := startServer("127.0.0.1:0", dir, 0)
+	if err != nil {
+		return err
+	}
+	defer p.close()
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	good, err := goodClients(cctx, o.good, p.addr, dev)
+	if err != nil {
+		return err
+	}
+	defer closeAll(good)
+	_, baseErr, err := p.observe(good, 5*time.Second)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.out, "baseline: %s\n  %v\n", goodReport(good), baseErr)
+	if err := p.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		return err
+	}
+	time.Sleep(o.pause)
+	fmt.Fprintf(o.out, "at the end of a %v pause: %s\n", o.pause, goodReport(good))
+	if err := p.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		return err
+	}
+	_, afterErr, err := p.observe(good, o.settle)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.out, "%v after the resume: %s\n  %v\n", o.settle, goodReport(good), afterErr)
 	return nil
 }

@@ -26,7 +26,8 @@ type serverStats struct {
 // runServer is the server process: a transport.Server with the default
 // limits (but for perSource, if not zero) on addr, with the certificate
 // and key in dir. It prints "addr <host:port>", then answers each "stats"
-// line on in with a JSON serverStats line, until in ends.
+// line on in with a JSON serverStats line, and each "now" line with the
+// server clock in nanoseconds, until in ends.
 func runServer(addr, dir string, perSource int, in io.Reader, out io.Writer) error {
 	cert, err := tls.LoadX509KeyPair(dir+"/cert.pem", dir+"/key.pem")
 	if err != nil {
@@ -46,7 +47,12 @@ func runServer(addr, dir string, perSource int, in io.Reader, out io.Writer) err
 	fmt.Fprintf(out, "addr %s\n", srv.Addr())
 	sc := bufio.NewScanner(in)
 	for sc.Scan() {
-		if strings.TrimSpace(sc.Text()) != "stats" {
+		switch strings.TrimSpace(sc.Text()) {
+		case "now": // the server clock, for the clients' true error
+			fmt.Fprintf(out, "%d\n", int64(srv.Now()))
+			continue
+		case "stats":
+		default:
 			continue
 		}
 		var ms runtime.MemStats

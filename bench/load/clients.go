@@ -47,7 +47,8 @@ type ClientReport struct {
 	Mode      string `json:"mode"` // "netclock" or "echo"
 	N         int    `json:"n"`
 	Connected int    `json:"connected"`
-	// Synced counts netclock clients synced at the window's start.
+	// Synced counts netclock clients synced at the window's start, which
+	// waits up to 5 s for them after the warmup.
 	Synced int `json:"synced,omitempty"`
 	// Dial phase: refusals (CONNECTION_REFUSED from quic-go's accept
 	// queue, or netclock's server-full) and other failures, retried or
@@ -363,15 +364,20 @@ feed:
 		}
 		return
 	}
+	// The window starts once every netclock client has synced (its start
+	// burst takes 200 ms, which a loaded machine stretches), or a few
+	// seconds have passed.
+	sctx, scancel := context.WithTimeout(ctx, 5*time.Second)
 	for _, c := range live {
 		if nc, ok := c.(netclockClient); ok {
 			select {
 			case <-nc.Synced():
 				rep.Synced++
-			default:
+			case <-sctx.Done():
 			}
 		}
 	}
+	scancel()
 	s0, r0, l0 := sum()
 	gc0 := gcMark()
 	stat0, _ := readStat()
