@@ -220,7 +220,9 @@ func TestAdmitHook(t *testing.T) {
 // rest before their handshake, and counts nothing left after they close.
 func TestManyConnectionsOneSource(t *testing.T) {
 	const limit, attempts = 8, 100
-	srv := startServer(t, ServerConfig{MaxClientsPerSource: limit, HandshakeRate: -1})
+	// The held connections never say hello: a long HelloTimeout keeps the
+	// server from freeing their slots while the flood goes on.
+	srv := startServer(t, ServerConfig{MaxClientsPerSource: limit, HandshakeRate: -1, HelloTimeout: time.Minute})
 	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)
