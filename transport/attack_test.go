@@ -26,9 +26,9 @@ type offerRecorder struct {
 }
 
 func (r *offerRecorder) Read(p []byte) (int, error) {
-	// A buffer may be twice what has arrived (it doubles), or the start
-	// size: more means memory ran ahead of the bytes received.
-	if limit := max(readStartLen, 2*r.received); r.received+len(p) > limit {
+	// A buffer may run a chunk ahead of what has arrived: more means
+	// memory ran ahead of the bytes received.
+	if limit := r.received + readChunkLen; r.received+len(p) > limit {
 		r.worst = max(r.worst, r.received+len(p))
 	}
 	if len(r.chunks) == 0 {
@@ -44,7 +44,7 @@ func (r *offerRecorder) Read(p []byte) (int, error) {
 }
 
 // TestReadFullGrowsWithData: a frame that announces 64 KiB is buffered as
-// its bytes arrive, never ahead of them by more than a doubling.
+// its bytes arrive, never ahead of them by more than a chunk.
 func TestReadFullGrowsWithData(t *testing.T) {
 	for _, tc := range []struct {
 		name   string

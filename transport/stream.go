@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -106,32 +107,35 @@ func unexpected(err error) error {
 	return err
 }
 
-// readStartLen is the buffer readFull starts with.
-const readStartLen = 2 << 10
+// readChunkLen is the size of the chunks readFull reads into.
+const readChunkLen = 8 << 10
 
-// readFull reads exactly n bytes from r into a new slice whose capacity
-// grows with what has arrived (doubling from readStartLen, never past n):
-// memory follows the bytes received, not the length a peer announced. A
-// short stream is io.ErrUnexpectedEOF (io.EOF if nothing came).
+// readFull reads exactly n bytes from r. Memory follows the bytes that
+// arrived, not the length a peer announced: they are read into chunks of
+// readChunkLen, each allocated when the previous one is full, and joined
+// once all n are in. A stalled frame holds what it sent plus less than a
+// chunk, and no garbage. A short stream is io.ErrUnexpectedEOF (io.EOF if
+// nothing came).
 func readFull(r io.Reader, n int) ([]byte, error) {
-	buf := make([]byte, 0, min(n, readStartLen))
-	for len(buf) < n {
-		if len(buf) == cap(buf) {
-			grown := make([]byte, len(buf), min(2*cap(buf), n))
-			copy(grown, buf)
-			buf = grown
+	if n <= readChunkLen {
+		buf := make([]byte, n)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return nil, err
 		}
-		k, err := r.Read(buf[len(buf):min(cap(buf), n)])
-		buf = buf[:len(buf)+k]
+		return buf, nil
+	}
+	chunks := make([][]byte, 0, (n+readChunkLen-1)/readChunkLen)
+	for got := 0; got < n; {
+		c := make([]byte, min(readChunkLen, n-got))
+		k, err := io.ReadFull(r, c)
+		got += k
 		if err != nil {
-			if len(buf) == n {
-				break
-			}
-			if err == io.EOF && len(buf) > 0 {
+			if err == io.EOF && got > 0 {
 				err = io.ErrUnexpectedEOF
 			}
 			return nil, err
 		}
+		chunks = append(chunks, c)
 	}
-	return buf, nil
+	return bytes.Join(chunks, nil), nil
 }
