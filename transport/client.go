@@ -92,9 +92,11 @@ type ClientStats struct {
 	// while it reconnects and after it stopped.
 	Connected bool
 	// Synchronized reports whether SharedTime is valid now: connected,
-	// with an estimate of the current server's clock. False while the
-	// link is down (a reset by a restarted server ends it at once; see
-	// ServerConfig.StatelessResetKey) and after a reconnect to a restarted
+	// with an estimate of the current server's clock, and a pong heard
+	// within the last second (ten ping intervals, if longer). False while
+	// the link is down (a reset by a restarted server ends it at once; see
+	// ServerConfig.StatelessResetKey), while the server is silent (dead,
+	// paused, or the path is cut), and after a reconnect to a restarted
 	// server until its first pong.
 	Synchronized bool
 	// ServerResets counts connections the server ended with a QUIC
@@ -164,8 +166,9 @@ type Client struct {
 	seq         seqTracker
 	syncFrom    time.Duration // T1 of the first ping of this (re)sync
 	syncFromSet bool
-	syncBase    int64 // estimator samples when this (re)sync started
-	resyncing   bool  // a new epoch: waiting for a fresh burst to reinitialize
+	syncBase    int64         // estimator samples when this (re)sync started
+	heardAt     time.Duration // client clock at the last pong, or when the link came up
+	resyncing   bool          // a new epoch: waiting for a fresh burst to reinitialize
 	pending     *provider.Estimate
 	runners     int  // Run calls driving the System
 	manual      bool // Advance drives the System
@@ -276,6 +279,7 @@ func dial(ctx context.Context, pconn net.PacketConn, addr net.Addr, cfg ClientCo
 			"wanted_rate", cfg.TickRate)
 	}
 	c.rate = l.session.TickRate
+	c.heardAt = c.clock()
 	c.link.Store(l)
 	c.log.Info("netclock: connected", "tick_rate", l.session.TickRate, "epoch", l.session.Epoch,
 		"mode", l.session.Mode.String())
@@ -514,6 +518,7 @@ func (c *Client) handlePong(b []byte, t4 time.Duration) {
 		return
 	}
 	c.pongs++
+	c.heardAt = t4
 	before := c.est.Stats()
 	s := provider.Sample{ClientSend: p.ClientSend, ServerReceive: p.ServerReceive,
 		ServerSend: p.ServerSend, ClientReceive: t4}
@@ -643,12 +648,13 @@ func (c *Client) Estimate() provider.Estimate {
 func (c *Client) LocalTime() time.Duration { return c.clock() }
 
 // SharedTime returns the estimated server clock now (time since tick 0),
-// and false when the client is not synchronized: before the first
-// estimate, while the connection is down (reconnecting, or stopped), and
-// after a reconnect to a restarted server until its first pong. The
-// System keeps ticking on its own meanwhile.
+// and false when the client is not synchronized (see
+// ClientStats.Synchronized): before the first estimate, while the
+// connection is down (reconnecting, or stopped) or the server silent for
+// a second, and after a reconnect to a restarted server until its first
+// pong. The System keeps ticking on its own meanwhile.
 func (c *Client) SharedTime() (time.Duration, bool) {
-	if !c.linkUp() {
+	if !c.linkUp() || c.silent() {
 		return 0, false
 	}
 	e := c.Estimate()
@@ -656,6 +662,19 @@ func (c *Client) SharedTime() (time.Duration, bool) {
 		return 0, false
 	}
 	return e.ServerTime(c.clock()), true
+}
+
+// silentAfter is how long without a pong makes a connected client not
+// synchronized: ten ping intervals, at least a second. Its server is dead
+// or paused, or the path cut: the estimate no longer follows its clock.
+func (c *Client) silentAfter() time.Duration { return max(time.Second, 10*c.cfg.PingInterval) }
+
+// silent reports whether no pong came for silentAfter.
+func (c *Client) silent() bool {
+	c.mu.Lock()
+	heard := c.heardAt
+	c.mu.Unlock()
+	return c.clock()-heard > c.silentAfter()
 }
 
 // linkUp reports whether the client's connection is up now.
@@ -692,7 +711,7 @@ func (c *Client) Stats() ClientStats {
 		st.Mode = l.session.Mode
 		st.Connected = live && l.conn.Context().Err() == nil
 	}
-	st.Synchronized = st.Connected && e.Valid
+	st.Synchronized = st.Connected && e.Valid && !c.silent()
 	st.RTT, st.Offset, st.ErrorBound, st.Jitter, st.DriftPPM = e.RTT(), e.Offset, e.ErrorBound, e.Jitter, e.DriftPPM
 	ps := c.pc.Status()
 	st.PredictedScale, st.ServerScale = ps.PredictedScale, ps.ServerScale

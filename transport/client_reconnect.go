@@ -82,6 +82,7 @@ func (c *Client) adopt(l *link, attempts int) bool {
 	restarted := l.session.Epoch != old.Epoch
 	c.mu.Lock()
 	c.reconnects++
+	c.heardAt = c.clock()
 	if restarted {
 		c.epochs++
 		c.est.Reset()

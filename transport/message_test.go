@@ -337,6 +337,7 @@ func TestAge(t *testing.T) {
 		{"zero", func() nettime.Time { return nettime.Time{} }, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			awaitSynchronized(t, c)
 			stamp := tc.stamp()
 			sAge, sOK := srv.Age(stamp)
 			cAge, cOK := c.Age(stamp)

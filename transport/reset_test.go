@@ -4,10 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"net"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/quic-go/quic-go"
+	"github.com/quic-go/quic-go/testutils/simnet"
 
 	"github.com/netclock/netclock/ticksys"
 )
@@ -103,4 +106,56 @@ func TestServerKilledAndRestarted(t *testing.T) {
 	c.Close()
 	stop2()
 	checkLeaks()
+}
+
+// cutRouter drops every packet while cut is set.
+type cutRouter struct {
+	simnet.PerfectRouter
+	cut atomic.Bool
+}
+
+func (r *cutRouter) SendPacket(p simnet.Packet) error {
+	if r.cut.Load() {
+		return nil
+	}
+	return r.PerfectRouter.SendPacket(p)
+}
+
+// TestSilentServer cuts the path, in virtual time, for less than the idle
+// timeout: the client stays connected but says it is not synchronized
+// once a second has passed without a pong, and is synchronized again with
+// the first pong after the path is back.
+func TestSilentServer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		router := &cutRouter{}
+		epoch := time.Now()
+		clock := func() time.Duration { return time.Since(epoch) }
+		p := newSimPair(t, router, 10*time.Millisecond, 10*time.Millisecond, ServerConfig{}, clock)
+		c := p.c
+		<-c.Synced()
+		time.Sleep(time.Second)
+		state := func() [3]bool {
+			st := c.Stats()
+			_, ok := c.SharedTime()
+			return [3]bool{st.Connected, st.Synchronized, ok}
+		}
+		if s := state(); s != [3]bool{true, true, true} {
+			t.Fatalf("before the cut: connected, synchronized, SharedTime ok = %v", s)
+		}
+		router.cut.Store(true)
+		time.Sleep(900 * time.Millisecond) // virtual: under a second of silence
+		if s := state(); s != [3]bool{true, true, true} {
+			t.Errorf("0.9 s into the cut: %v, want all true", s)
+		}
+		time.Sleep(200 * time.Millisecond)
+		if s := state(); s != [3]bool{true, false, false} {
+			t.Errorf("1.1 s into the cut: connected, synchronized, SharedTime ok = %v; want true, false, false", s)
+		}
+		router.cut.Store(false)
+		time.Sleep(300 * time.Millisecond) // a ping and its pong
+		if s := state(); s != [3]bool{true, true, true} {
+			t.Errorf("after the cut: %v, want all true", s)
+		}
+		p.close(t)
+	})
 }

@@ -45,6 +45,7 @@ func TestAgeAtTheExtremes(t *testing.T) {
 			name string
 			age  func(nettime.Time) (time.Duration, bool)
 		}{{"server", srv.Age}, {"client", c.Age}} {
+			awaitSynchronized(t, c)
 			if a, ok := side.age(past); !ok || a != maxD {
 				t.Errorf("rate %d: %s Age(−MaxDuration) = %v, %v; want %v (saturated)", rate, side.name, a, ok, maxD)
 			}

@@ -17,6 +17,7 @@ import (
 func sharedTimeError(t *testing.T, srv *Server, c *Client) time.Duration {
 	t.Helper()
 	best, window := time.Duration(0), time.Duration(-1)
+	awaitSynchronized(t, c)
 	for range 5 {
 		s1 := srv.Now()
 		shared, ok := c.SharedTime()
