@@ -47,8 +47,7 @@ type ClientReport struct {
 	Mode      string `json:"mode"` // "netclock" or "echo"
 	N         int    `json:"n"`
 	Connected int    `json:"connected"`
-	// Synced counts netclock clients synced at the window's start, which
-	// waits up to 5 s for them after the warmup.
+	// Synced counts netclock clients synced at the window's end.
 	Synced int `json:"synced,omitempty"`
 	// Dial phase: refusals (CONNECTION_REFUSED from quic-go's accept
 	// queue, or netclock's server-full) and other failures, retried or
@@ -364,20 +363,6 @@ feed:
 		}
 		return
 	}
-	// The window starts once every netclock client has synced (its start
-	// burst takes 200 ms, which a loaded machine stretches), or a few
-	// seconds have passed.
-	sctx, scancel := context.WithTimeout(ctx, 5*time.Second)
-	for _, c := range live {
-		if nc, ok := c.(netclockClient); ok {
-			select {
-			case <-nc.Synced():
-				rep.Synced++
-			case <-sctx.Done():
-			}
-		}
-	}
-	scancel()
 	s0, r0, l0 := sum()
 	gc0 := gcMark()
 	stat0, _ := readStat()
@@ -405,6 +390,17 @@ feed:
 		case <-c.done():
 			rep.Disconnected++
 		default:
+		}
+		// Counted at the window's end: a client syncs at most
+		// SyncTimeout (1 s) after its first ping if any pong came,
+		// however slow the machine, while its 200 ms burst can still be
+		// under way when the window starts.
+		if nc, ok := c.(netclockClient); ok {
+			select {
+			case <-nc.Synced():
+				rep.Synced++
+			default:
+			}
 		}
 	}
 	rep.RTT = rec.h.dist()
