@@ -28,8 +28,12 @@ func runInProcess(t *testing.T, echo bool, n int) (*ServerReport, *ClientReport)
 	go func() {
 		rep, err := runServer(ctx, serverOpts{
 			echo: echo, addr: "127.0.0.1:0", certOut: cert,
+			// The server's window outlasts the clients' by half a second,
+			// and the clients stay connected a second after theirs: the
+			// two windows, timed by different goroutines, may start apart
+			// by up to that much without a client seeing the server go.
 			expect: n, start: start, expectTimeout: 10 * time.Second,
-			warmup: 200 * time.Millisecond, duration: time.Second,
+			warmup: 200 * time.Millisecond, duration: 1500 * time.Millisecond,
 			residence: true, idle: 200 * time.Millisecond,
 			ready: func(a string) { addrCh <- a },
 		})
@@ -47,7 +51,7 @@ func runInProcess(t *testing.T, echo bool, n int) (*ServerReport, *ClientReport)
 	}
 	crep, err := runClients(ctx, clientOpts{
 		echo: echo, n: n, addr: addr, pinPEM: pem, ping: 50 * time.Millisecond,
-		warmup: 200 * time.Millisecond, duration: time.Second, hold: 300 * time.Millisecond,
+		warmup: 200 * time.Millisecond, duration: time.Second, hold: time.Second,
 		dialConcurrency: 2, dialAttempts: 3, dialTimeout: 5 * time.Second,
 		backoff: 10 * time.Millisecond, maxBackoff: 100 * time.Millisecond,
 		dialed: func(int) { close(start) },
