@@ -91,6 +91,18 @@ type ClientStats struct {
 	// Connected reports whether the client has a connection now: false
 	// while it reconnects and after it stopped.
 	Connected bool
+	// Synchronized reports whether SharedTime is valid now: connected,
+	// with an estimate of the current server's clock, and a pong heard
+	// within the last second (ten ping intervals, if longer). False while
+	// the link is down (a reset by a restarted server ends it at once; see
+	// ServerConfig.StatelessResetKey), while the server is silent (dead,
+	// paused, or the path is cut), and after a reconnect to a restarted
+	// server until its first pong.
+	Synchronized bool
+	// ServerResets counts connections the server ended with a QUIC
+	// stateless reset: it restarted, or forgot the connection (it timed
+	// out while this client was suspended).
+	ServerResets int64
 	// Reconnects counts connections re-established after a loss
 	// (ClientConfig.Reconnect).
 	Reconnects int64
@@ -154,8 +166,9 @@ type Client struct {
 	seq         seqTracker
 	syncFrom    time.Duration // T1 of the first ping of this (re)sync
 	syncFromSet bool
-	syncBase    int64 // estimator samples when this (re)sync started
-	resyncing   bool  // a new epoch: waiting for a fresh burst to reinitialize
+	syncBase    int64         // estimator samples when this (re)sync started
+	heardAt     time.Duration // client clock at the last pong, or when the link came up
+	resyncing   bool          // a new epoch: waiting for a fresh burst to reinitialize
 	pending     *provider.Estimate
 	runners     int  // Run calls driving the System
 	manual      bool // Advance drives the System
@@ -165,6 +178,7 @@ type Client struct {
 	stale       int64
 	malformed   int64
 	reconnects  int64
+	resets      int64 // connections ended by a stateless reset
 	failures    int64
 	epochs      int64
 	reinits     int64
@@ -243,7 +257,7 @@ func dial(ctx context.Context, pconn net.PacketConn, addr net.Addr, cfg ClientCo
 	if tlsConf.ServerName == "" {
 		tlsConf.ServerName = host // empty: quic-go uses the IP
 	}
-	qconf := quicConfig(cfg.QUICConfig)
+	qconf := quicConfig(cfg.QUICConfig, clientMaxBidiStreams, clientMaxUniStreams)
 	qconf.EnableDatagrams = !cfg.DisableDatagrams
 
 	c := &Client{cfg: cfg, log: cfg.Logger.With("server", addr.String()), clock: pc.Config().Clock,
@@ -265,6 +279,7 @@ func dial(ctx context.Context, pconn net.PacketConn, addr net.Addr, cfg ClientCo
 			"wanted_rate", cfg.TickRate)
 	}
 	c.rate = l.session.TickRate
+	c.heardAt = c.clock()
 	c.link.Store(l)
 	c.log.Info("netclock: connected", "tick_rate", l.session.TickRate, "epoch", l.session.Epoch,
 		"mode", l.session.Mode.String())
@@ -277,8 +292,11 @@ func dial(ctx context.Context, pconn net.PacketConn, addr net.Addr, cfg ClientCo
 func (c *Client) connect(ctx context.Context, want uint32) (*link, error) {
 	conn, err := c.tr.Dial(ctx, c.addr, c.tlsConf, c.qconf)
 	if err != nil {
-		if isALPNError(err) {
+		switch {
+		case isALPNError(err):
 			return nil, fmt.Errorf("transport: dial %s: %w: %w", c.addr, ErrALPN, err)
+		case isRefused(err):
+			return nil, fmt.Errorf("transport: dial %s: %w: %w", c.addr, ErrRefused, err)
 		}
 		return nil, fmt.Errorf("transport: dial %s: %w", c.addr, err)
 	}
@@ -480,6 +498,9 @@ func (c *Client) handlePong(b []byte, t4 time.Duration) {
 	p, err := ParsePong(b)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err == nil && !pongTimesInRange(p) {
+		err = fmt.Errorf("%w: pong server times %d, %d out of range", ErrMalformed, p.ServerReceive, p.ServerSend)
+	}
 	if err != nil {
 		c.malformed++
 		c.log.Debug("netclock: dropped malformed pong", "len", len(b), "err", err)
@@ -497,6 +518,7 @@ func (c *Client) handlePong(b []byte, t4 time.Duration) {
 		return
 	}
 	c.pongs++
+	c.heardAt = t4
 	before := c.est.Stats()
 	s := provider.Sample{ClientSend: p.ClientSend, ServerReceive: p.ServerReceive,
 		ServerSend: p.ServerSend, ClientReceive: t4}
@@ -626,14 +648,39 @@ func (c *Client) Estimate() provider.Estimate {
 func (c *Client) LocalTime() time.Duration { return c.clock() }
 
 // SharedTime returns the estimated server clock now (time since tick 0),
-// and false before the first estimate (and after a reconnect to a
-// restarted server, until its first pong).
+// and false when the client is not synchronized (see
+// ClientStats.Synchronized): before the first estimate, while the
+// connection is down (reconnecting, or stopped) or the server silent for
+// a second, and after a reconnect to a restarted server until its first
+// pong. The System keeps ticking on its own meanwhile.
 func (c *Client) SharedTime() (time.Duration, bool) {
+	if !c.linkUp() || c.silent() {
+		return 0, false
+	}
 	e := c.Estimate()
 	if !e.Valid {
 		return 0, false
 	}
 	return e.ServerTime(c.clock()), true
+}
+
+// silentAfter is how long without a pong makes a connected client not
+// synchronized: ten ping intervals, at least a second. Its server is dead
+// or paused, or the path cut: the estimate no longer follows its clock.
+func (c *Client) silentAfter() time.Duration { return max(time.Second, 10*c.cfg.PingInterval) }
+
+// silent reports whether no pong came for silentAfter.
+func (c *Client) silent() bool {
+	c.mu.Lock()
+	heard := c.heardAt
+	c.mu.Unlock()
+	return c.clock()-heard > c.silentAfter()
+}
+
+// linkUp reports whether the client's connection is up now.
+func (c *Client) linkUp() bool {
+	l := c.link.Load()
+	return l != nil && l.conn != nil && l.conn.Context().Err() == nil
 }
 
 // Stats returns the client's synchronization state and counts.
@@ -647,7 +694,7 @@ func (c *Client) Stats() ClientStats {
 		Stale: c.stale, Malformed: c.malformed, Rejected: es.Rejected,
 		ClockJumps: es.Jumps, PathChanges: es.PathChanges,
 		BytesSent: c.bytesSent, BytesReceived: c.bytesRecv,
-		Reconnects: c.reconnects, ReconnectFailures: c.failures, EpochChanges: c.epochs,
+		Reconnects: c.reconnects, ServerResets: c.resets, ReconnectFailures: c.failures, EpochChanges: c.epochs,
 		Reinitializations: c.reinits, DriftAlarm: c.driftAlarm, DriftAlarms: c.driftAlarms,
 		MessagesSent: c.msgsSent, MessagesReceived: c.msgsRecv, MessagesDropped: c.msgsDropped,
 		MalformedMessages: c.msgsBad,
@@ -664,6 +711,7 @@ func (c *Client) Stats() ClientStats {
 		st.Mode = l.session.Mode
 		st.Connected = live && l.conn.Context().Err() == nil
 	}
+	st.Synchronized = st.Connected && e.Valid && !c.silent()
 	st.RTT, st.Offset, st.ErrorBound, st.Jitter, st.DriftPPM = e.RTT(), e.Offset, e.ErrorBound, e.Jitter, e.DriftPPM
 	ps := c.pc.Status()
 	st.PredictedScale, st.ServerScale = ps.PredictedScale, ps.ServerScale
@@ -765,9 +813,10 @@ func (c *Client) reinitializeIfPending(sys *ticksys.System) {
 	if p == nil {
 		return
 	}
+	// Logged first: the reset event fires inside Reinitialize, and what
+	// waits for it should find the log written.
+	c.log.Info("netclock: reinitializing the system on the restarted server's clock", "offset", p.Offset)
 	sys.Reinitialize()
-	c.log.Info("netclock: system reinitialized on the restarted server's clock",
-		"offset", p.Offset, "predicted", sys.PredictedTime().String())
 }
 
 // Done returns a channel closed when the client stops: Close was called,

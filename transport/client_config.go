@@ -54,7 +54,9 @@ type ClientConfig struct {
 	// defaults, except KeepAlivePeriod (DefaultKeepAlivePeriod, 2 s;
 	// negative disables it) and MaxIdleTimeout (DefaultMaxIdleTimeout,
 	// 10 s), which apply unless set here. A clone is used, with
-	// EnableDatagrams set from DisableDatagrams. HandshakeIdleTimeout
+	// EnableDatagrams set from DisableDatagrams, and the stream limits of
+	// the protocol (the server opens one stream at a time, unidirectional).
+	// HandshakeIdleTimeout
 	// (quic-go's default 5 s) bounds each reconnect attempt to a server
 	// that does not answer.
 	QUICConfig *quic.Config

@@ -201,8 +201,9 @@ func (c *Client) stoppedErr() error {
 // Age returns how long ago stamp was in shared time: SharedTime now minus
 // the stamp, so a message stamped at the server's tick k has the age
 // server time now − tick k however long it took to arrive (a projectile
-// fired at k has flown that long). ok is false before the first estimate
-// and for the zero Time. The stamp's tick rate does not matter.
+// fired at k has flown that long), saturating at the range of
+// time.Duration. ok is false when SharedTime is (not synchronized) and for
+// the zero Time. The stamp's tick rate does not matter.
 func (c *Client) Age(stamp nettime.Time) (d time.Duration, ok bool) {
 	now, ok := c.SharedTime()
 	if !ok {

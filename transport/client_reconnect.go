@@ -19,6 +19,11 @@ func (c *Client) supervise(l *link) {
 			return // closed
 		}
 		cause := context.Cause(l.conn.Context())
+		if sr := (*quic.StatelessResetError)(nil); errors.As(cause, &sr) {
+			c.mu.Lock()
+			c.resets++
+			c.mu.Unlock()
+		}
 		if !c.cfg.Reconnect {
 			c.log.Info("netclock: disconnected", "err", cause)
 			c.cancel(cause)
@@ -77,6 +82,7 @@ func (c *Client) adopt(l *link, attempts int) bool {
 	restarted := l.session.Epoch != old.Epoch
 	c.mu.Lock()
 	c.reconnects++
+	c.heardAt = c.clock()
 	if restarted {
 		c.epochs++
 		c.est.Reset()

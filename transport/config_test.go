@@ -90,7 +90,7 @@ func TestQUICConfigDefaults(t *testing.T) {
 		{"keep-alive off", &quic.Config{KeepAlivePeriod: -1}, got{0, DefaultMaxIdleTimeout, 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			q := quicConfig(tc.user)
+			q := quicConfig(tc.user, 2, 1)
 			if q == tc.user {
 				t.Fatal("the user's config was not cloned")
 			}

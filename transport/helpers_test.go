@@ -141,3 +141,10 @@ func abs(d time.Duration) time.Duration {
 	}
 	return d
 }
+
+// awaitSynchronized waits for c to be synchronized (SharedTime valid): a
+// loaded machine can hold its pongs up past the silence limit.
+func awaitSynchronized(t *testing.T, c *Client) {
+	t.Helper()
+	eventually(t, 5*time.Second, "the client to be synchronized", func() bool { return c.Stats().Synchronized })
+}

@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/netclock/netclock/nettime"
@@ -27,11 +28,16 @@ type Message struct {
 	Received time.Duration
 }
 
-// unreliableQueueLen is how many unreliable messages wait for the message
-// handler per connection; more are dropped (and counted), as the network
-// could have dropped them. Reliable messages are never dropped: their
-// stream waits for the handler instead.
-const unreliableQueueLen = 256
+// unreliableQueueLen and unreliableQueueBytes bound the unreliable
+// messages waiting for the message handler per connection: count and
+// payload bytes. More are dropped (and counted), as the network could have
+// dropped them, so a slow handler costs at most 64 KiB per connection.
+// Reliable messages are never dropped: their stream waits for the handler
+// instead.
+const (
+	unreliableQueueLen   = 256
+	unreliableQueueBytes = 64 << 10
+)
 
 // dispatcher hands unreliable messages to a handler on a goroutine of its
 // own, so a slow handler never delays the receive loop (and its ping
@@ -42,6 +48,7 @@ type dispatcher struct {
 	wg      *sync.WaitGroup
 	deliver func(Message)
 	ch      chan Message // nil until the first message
+	bytes   atomic.Int64 // payload bytes queued
 }
 
 // newDispatcher returns a dispatcher whose goroutine, once started, joins
@@ -58,10 +65,16 @@ func (d *dispatcher) offer(m Message) bool {
 		d.ch = make(chan Message, unreliableQueueLen)
 		d.wg.Go(d.run)
 	}
+	n := int64(len(m.Payload))
+	if d.bytes.Add(n) > unreliableQueueBytes {
+		d.bytes.Add(-n)
+		return false
+	}
 	select {
 	case d.ch <- m:
 		return true
 	default:
+		d.bytes.Add(-n)
 		return false
 	}
 }
@@ -74,15 +87,17 @@ func (d *dispatcher) run() {
 		case <-d.ctx.Done():
 			return
 		case m := <-d.ch:
+			d.bytes.Add(-int64(len(m.Payload)))
 			d.deliver(m)
 		}
 	}
 }
 
-// age returns now − stamp for a stamped message, false for the zero Time.
+// age returns now − stamp for a stamped message, saturating at the range
+// of time.Duration; false for the zero Time.
 func age(now time.Duration, stamp nettime.Time) (time.Duration, bool) {
 	if stamp.IsZero() {
 		return 0, false
 	}
-	return now - stamp.Duration(), true
+	return subSat(now, stamp.Duration()), true
 }

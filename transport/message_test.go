@@ -288,9 +288,15 @@ func TestMessageErrors(t *testing.T) {
 			t.Errorf("%s send after Close = %v, want ErrClosed", tc.name, err)
 		}
 	}
-	if _, ok := <-c.Messages(); ok {
-		t.Error("Messages not closed after Close")
-	}
+	// Messages still buffered (the server's datagram above may have
+	// arrived) come first; then the channel is closed.
+	closed := make(chan struct{})
+	go func() {
+		for range c.Messages() {
+		}
+		close(closed)
+	}()
+	await(t, closed, 5*time.Second, "Messages to be closed after Close")
 }
 
 func TestBroadcast(t *testing.T) {
@@ -331,6 +337,7 @@ func TestAge(t *testing.T) {
 		{"zero", func() nettime.Time { return nettime.Time{} }, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			awaitSynchronized(t, c)
 			stamp := tc.stamp()
 			sAge, sOK := srv.Age(stamp)
 			cAge, cOK := c.Age(stamp)
@@ -356,11 +363,17 @@ func TestAge(t *testing.T) {
 // nothing else, to send what a real client never would.
 func rawClient(t *testing.T, srv *Server) *quic.Conn {
 	t.Helper()
+	return rawClientWith(t, srv, true)
+}
+
+// rawClientWith is rawClient with or without datagrams (ModeStream).
+func rawClientWith(t *testing.T, srv *Server, datagrams bool) *quic.Conn {
+	t.Helper()
 	tlsConf := testCert(t).ClientTLS()
 	tlsConf.NextProtos = []string{ALPN}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	raw, err := quic.DialAddr(ctx, srv.Addr().String(), tlsConf, &quic.Config{EnableDatagrams: true})
+	raw, err := quic.DialAddr(ctx, srv.Addr().String(), tlsConf, &quic.Config{EnableDatagrams: datagrams})
 	if err != nil {
 		t.Fatal(err)
 	}

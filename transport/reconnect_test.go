@@ -155,8 +155,12 @@ func TestReconnectServerRestart(t *testing.T) {
 					return c.Stats().ReconnectFailures >= tc.failuresB
 				})
 				st := c.Stats()
-				if st.Connected || c.Err() != nil {
-					t.Fatalf("while the server is down: connected %v, Err %v", st.Connected, c.Err())
+				if st.Connected || st.Synchronized || c.Err() != nil {
+					t.Fatalf("while the server is down: connected %v, synchronized %v, Err %v",
+						st.Connected, st.Synchronized, c.Err())
+				}
+				if _, ok := c.SharedTime(); ok {
+					t.Error("SharedTime valid while the server is down")
 				}
 				if err := c.SendUnreliable([]byte("x")); !errors.Is(err, ErrNotConnected) {
 					t.Errorf("send while down = %v, want ErrNotConnected", err)
@@ -207,7 +211,7 @@ func TestReconnectServerRestart(t *testing.T) {
 				t.Errorf("got %q", m.Payload)
 			}
 			for _, want := range []string{"connection lost; reconnecting", "netclock: reconnected", "server_restarted=true",
-				"resynced with the restarted server", "system reinitialized"} {
+				"resynced with the restarted server", "reinitializing the system"} {
 				if !strings.Contains(logs.String(), want) {
 					t.Errorf("log lacks %q:\n%s", want, logs.String())
 				}

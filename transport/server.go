@@ -36,6 +36,19 @@ type ServerStats struct {
 	// Refused counts handshakes refused: version or tick rate mismatch,
 	// server full.
 	Refused int64
+	// AdmissionRefused counts connection attempts refused before their
+	// TLS handshake: too many from one address (MaxClientsPerSource), over
+	// HandshakeRate, the server at capacity, or refused by Admit. It
+	// counts Initial packets: an attempt whose ClientHello spans two
+	// packets may count twice.
+	AdmissionRefused int64
+	// AddressValidations counts the times new attempts were asked to
+	// prove their address first (a QUIC Retry), the server being under
+	// load.
+	AddressValidations int64
+	// Connections is the number of connections admitted and not ended:
+	// handshaking, saying hello, or connected.
+	Connections int
 	// Failed counts connections dropped before a valid hello: timeout,
 	// malformed hello, closed by the peer.
 	Failed int64
@@ -61,12 +74,30 @@ type ServerStats struct {
 
 // Server is the authority of a netclock session: it owns the server clock
 // and tick system and answers the clients' pings.
+//
+// Memory per connection is bounded whatever a client sends. An idle
+// client costs about 80 KiB (quic-go's connection state, TLS, five
+// goroutines). On top of that a client can make the server hold at most:
+// stream data not read yet, within the server's connection receive window
+// (DefaultConnectionReceiveWindow, 96 KiB, unless QUICConfig sets it); one
+// partially received reliable message (a client may open one message
+// stream at a time; the buffer grows with the bytes that arrive, at most
+// 64 KiB, for at most FrameTimeout); 64 KiB of unreliable messages waiting
+// for a slow OnMessage handler; and quic-go's queue of 128 datagrams
+// (about 180 KiB) while the server falls behind reading them: under
+// 500 KiB in all. Bytes after the hello are discarded as they arrive, and
+// a stream the protocol does not have closes the connection. The
+// connections that exist at once are bounded by ServerConfig.MaxClients
+// plus HandshakeRate (see there), and refused attempts cost no connection
+// state.
 type Server struct {
 	cfg     ServerConfig
 	log     *slog.Logger
 	tr      *quic.Transport
+	ownTr   bool // created by NewServer; closed by Close
 	ln      *quic.Listener
 	ownConn net.PacketConn // created by Listen; closed by Close
+	adm     *admission
 	sys     *ticksys.System
 	epoch   uint64
 	origin  atomic.Pointer[time.Time] // the server clock's zero; nil before Serve
@@ -113,6 +144,32 @@ func Listen(addr string, cfg ServerConfig) (*Server, error) {
 // Close does not close conn. QUIC handshakes start right away; clients are
 // served once Serve runs.
 func NewServer(conn net.PacketConn, cfg ServerConfig) (*Server, error) {
+	return newServer(&quic.Transport{Conn: conn, ConnectionIDLength: serverConnIDLen}, true, cfg)
+}
+
+// serverConnIDLen is the length of the connection IDs the server issues:
+// the ID leads every packet a client sends. quic-go answers with a
+// stateless reset only packets longer than 42 bytes, and a ping with
+// quic-go's default 4-byte ID is about 40: with 16 bytes every ping can
+// draw the reset that tells a client its server restarted.
+const serverConnIDLen = 16
+
+// NewServerTransport returns a Server listening on tr, a quic-go transport
+// of the caller's that has not been used yet (no Listen or Dial), for
+// settings NewServer does not offer (TokenGeneratorKey, a Tracer, a
+// socket shared with Dials, ...). Give tr a ConnectionIDLength of at least
+// 12 (NewServer uses 16): with quic-go's default of 4, a client's pings are
+// too short to draw a stateless reset (see StatelessResetKey). If tr has no
+// StatelessResetKey, the server sets ServerConfig's. The server adds its admission control to
+// tr before using it: its ConnContext runs first and then tr's own, if
+// set; tr's VerifySourceAddress, if set, is asked too (either may ask for
+// a Retry). Close does not close tr.
+func NewServerTransport(tr *quic.Transport, cfg ServerConfig) (*Server, error) {
+	return newServer(tr, false, cfg)
+}
+
+// newServer returns a Server on tr; own: tr is the server's to close.
+func newServer(tr *quic.Transport, own bool, cfg ServerConfig) (*Server, error) {
 	cfg, err := cfg.resolve()
 	if err != nil {
 		return nil, err
@@ -122,18 +179,36 @@ func NewServer(conn net.PacketConn, cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, sys: sys, conns: make(map[*quic.Conn]struct{}),
+	s := &Server{cfg: cfg, log: cfg.Logger, sys: sys, tr: tr, ownTr: own, conns: make(map[*quic.Conn]struct{}),
 		byID: make(map[ClientID]*serverClient)}
 	for s.epoch == 0 { // 0 reads as "no epoch"
 		s.epoch = rand.Uint64()
 	}
-
-	qconf := quicConfig(cfg.QUICConfig)
-	qconf.EnableDatagrams = true
-	s.tr = &quic.Transport{Conn: conn}
-	s.ln, err = s.tr.Listen(s.tlsConfig(), qconf)
+	clock := cfg.admissionClock
+	if clock == nil {
+		start := time.Now()
+		clock = func() time.Duration { return time.Since(start) }
+	}
+	s.adm = newAdmission(cfg, clock)
+	if tr.StatelessResetKey == nil {
+		key, stable := resetKey(cfg.StatelessResetKey, cfg.TLSConfig)
+		tr.StatelessResetKey = key
+		if !stable {
+			s.log.Warn("netclock: no stable stateless reset key (set ServerConfig.StatelessResetKey): " +
+				"clients of a restarted server notice only at their idle timeout")
+		}
+	}
+	tr.ConnContext = s.adm.connContext(tr.ConnContext)
+	if user := tr.VerifySourceAddress; user != nil {
+		tr.VerifySourceAddress = func(a net.Addr) bool { return user(a) || s.adm.underLoad(a) }
+	} else if cfg.HandshakeRate > 0 {
+		tr.VerifySourceAddress = s.adm.underLoad
+	}
+	s.ln, err = tr.Listen(s.tlsConfig(), serverQUICConfig(cfg.QUICConfig))
 	if err != nil {
-		s.tr.Close()
+		if own {
+			tr.Close()
+		}
 		return nil, fmt.Errorf("transport: listen: %w", err)
 	}
 	return s, nil
@@ -207,6 +282,8 @@ func (s *Server) Stats() ServerStats {
 	}
 	s.mu.Unlock()
 	st.Accepted, st.Refused, st.Failed = s.accepted.Load(), s.refused.Load(), s.failed.Load()
+	st.AdmissionRefused, st.AddressValidations = s.adm.refused.Load(), s.adm.retries.Load()
+	st.Connections, _ = s.adm.counts()
 	st.ALPNMismatches, st.Pings, st.Malformed = s.alpn.Load(), s.pings.Load(), s.malformed.Load()
 	st.MessagesReceived, st.MessagesSent, st.MessagesDropped = s.msgsRecv.Load(), s.msgsSent.Load(), s.msgsDropped.Load()
 	return st
@@ -269,6 +346,7 @@ func (s *Server) Serve(ctx context.Context) error {
 			err = aerr
 			break
 		}
+		s.adm.handshakeDone(conn)
 		if !s.track(conn) {
 			conn.CloseWithError(CodeGoingAway, "server shutting down")
 			continue
@@ -350,7 +428,11 @@ func (s *Server) Close() error {
 		} else {
 			s.stopConns()
 		}
-		s.closeErr = s.tr.Close()
+		if s.ownTr {
+			s.closeErr = s.tr.Close()
+		} else {
+			s.closeErr = s.ln.Close()
+		}
 		if s.ownConn != nil {
 			if err := s.ownConn.Close(); err != nil && s.closeErr == nil {
 				s.closeErr = err
@@ -378,9 +460,10 @@ func (s *Server) handle(ctx context.Context, conn *quic.Conn) {
 	wg.Go(func() { s.acceptStreams(sc, &wg) })
 	var err error
 	if sc.mode == ModeDatagram {
+		wg.Go(func() { s.refuseStreams(sc) })
 		err = s.serveDatagrams(sc, d)
 	} else {
-		err = s.serveStream(ctx, sc)
+		err = s.serveStream(ctx, sc, &wg)
 	}
 	conn.CloseWithError(CodeNoError, "")
 	wg.Wait()
@@ -433,6 +516,9 @@ func (s *Server) handshake(ctx context.Context, conn *quic.Conn, log *slog.Logge
 	}
 	str.SetReadDeadline(time.Now().Add(s.cfg.HelloTimeout))
 	hello, err := readClientHello(str)
+	// Nothing follows the hello: what a peer sends after it is discarded
+	// at once rather than kept in the stream's buffer.
+	str.CancelRead(streamCodeDone)
 	version := wireVersion(s.cfg.protocolVersion)
 	reply := ServerHello{Version: version, TickRate: s.cfg.TickRate, Epoch: s.epoch}
 	var why string
@@ -441,7 +527,6 @@ func (s *Server) handshake(ctx context.Context, conn *quic.Conn, log *slog.Logge
 		reply.Status = StatusVersionMismatch
 		why = fmt.Sprintf("protocol version mismatch: server speaks %d, client %d", version, hello.Version)
 	case err != nil:
-		str.CancelRead(0)
 		return fail(fmt.Errorf("%w: reading client hello: %w", ErrProtocol, err))
 	case hello.TickRate != 0 && hello.TickRate != s.cfg.TickRate:
 		reply.Status = StatusTickRateMismatch
@@ -531,13 +616,15 @@ func (s *Server) serveDatagrams(sc *serverClient, d *dispatcher) error {
 }
 
 // serveStream answers framed pings on the second stream the client opens,
-// the fallback when datagrams were not negotiated.
-func (s *Server) serveStream(ctx context.Context, sc *serverClient) error {
+// the fallback when datagrams were not negotiated. It starts refuseStreams
+// on wg once it has that stream.
+func (s *Server) serveStream(ctx context.Context, sc *serverClient, wg *sync.WaitGroup) error {
 	conn, log := sc.conn, sc.log
 	str, err := conn.AcceptStream(ctx)
 	if err != nil {
 		return err
 	}
+	wg.Go(func() { s.refuseStreams(sc) })
 	buf := make([]byte, MaxFrameLen+2)
 	pongBuf := make([]byte, 0, PongLen)
 	out := make([]byte, 0, PongLen+2)
@@ -567,4 +654,21 @@ func (s *Server) serveStream(ctx context.Context, sc *serverClient) error {
 		s.pings.Add(1)
 		sc.pings.Add(1)
 	}
+}
+
+// refuseStreams closes the connection if the client opens a bidirectional
+// stream the protocol does not have (any after the hello, in ModeDatagram;
+// any after the ping stream, in ModeStream): what a client sent on a stream
+// nobody reads would sit in the server's receive window for the life of
+// the connection.
+func (s *Server) refuseStreams(sc *serverClient) {
+	str, err := sc.conn.AcceptStream(sc.conn.Context())
+	if err != nil {
+		return
+	}
+	str.CancelRead(streamCodeDone)
+	str.CancelWrite(streamCodeDone)
+	s.malformed.Add(1)
+	sc.log.Warn("netclock: client opened a stream the protocol does not have; connection closed")
+	sc.conn.CloseWithError(CodeProtocolViolation, "unexpected bidirectional stream")
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"time"
 
 	"github.com/quic-go/quic-go"
@@ -15,6 +16,9 @@ import (
 // DefaultTickRate is the server's tick rate, in ticks per second, when
 // ServerConfig.TickRate is zero.
 const DefaultTickRate = ticksys.DefaultTickRate
+
+// DefaultFrameTimeout is ServerConfig.FrameTimeout's default.
+const DefaultFrameTimeout = 10 * time.Second
 
 // ServerConfig configures a Server.
 type ServerConfig struct {
@@ -32,19 +36,73 @@ type ServerConfig struct {
 	// defaults, except KeepAlivePeriod (DefaultKeepAlivePeriod, 2 s;
 	// negative disables it) and MaxIdleTimeout (DefaultMaxIdleTimeout,
 	// 10 s), which apply unless set here: a vanished client is dropped
-	// within seconds. A clone is used; EnableDatagrams is always set.
+	// within seconds; and the receive windows (DefaultStreamReceiveWindow,
+	// DefaultConnectionReceiveWindow), which bound what a client can make
+	// the server buffer. A clone is used; EnableDatagrams is always set,
+	// and MaxIncomingStreams and MaxIncomingUniStreams are always the
+	// protocol's (2 and 1).
 	QUICConfig *quic.Config
 	// Logger receives connection, handshake and reset events.
 	// Default: discard.
 	Logger *slog.Logger
 	// MaxClients caps the clients connected at once; more are refused
-	// with StatusServerFull. Default (0): unlimited.
+	// after the TLS handshake with StatusServerFull (ErrServerFull on the
+	// client). It also bounds the connections in all: at most MaxClients
+	// plus HandshakeRate (handshakes in flight) exist at once, the rest
+	// are refused before their handshake (ErrRefused). Default (0):
+	// DefaultMaxClientsPerCPU (500) per CPU the process may use
+	// (runtime.GOMAXPROCS when the server is created). Negative: no limit.
 	MaxClients int
+	// MaxClientsPerSource caps the connections, handshaking or connected,
+	// from one IP address; more are refused before their TLS handshake
+	// (ErrRefused on the client). Clients behind one NAT share an address:
+	// raise it for LAN parties and carrier-grade NAT. Default (0):
+	// DefaultMaxClientsPerSource (32). Negative: no limit.
+	MaxClientsPerSource int
+	// HandshakeRate caps the connection attempts the server lets start a
+	// TLS handshake, per second, all sources together, with bursts of one
+	// second's worth; more are refused before their handshake (ErrRefused).
+	// When half the burst is used, or many handshakes are in flight, new
+	// attempts must first prove their source address with a QUIC Retry
+	// (quic-go's Transport.VerifySourceAddress), one more round trip, so
+	// spoofed addresses cannot use up the budget. Default (0):
+	// DefaultHandshakeRatePerCPU (100) per CPU. Negative: no limit (and
+	// no Retry).
+	HandshakeRate int
+	// Admit, if set, is asked about every connection attempt the limits
+	// above let through, before its TLS handshake: an error refuses it
+	// (ErrRefused on the client). It runs on quic-go's packet-handling
+	// goroutine, so it must be fast and must not block. Default: none.
+	Admit func(AdmissionRequest) error
 	// HelloTimeout is how long a new connection may take to send its
 	// ClientHello. Default: DefaultHelloTimeout (5s).
 	HelloTimeout time.Duration
 
-	protocolVersion uint16 // for tests: speak another version; 0 = ProtocolVersion
+	// StatelessResetKey lets the server end, with its first packet, the
+	// connections a previous run of it left behind (QUIC stateless reset,
+	// RFC 9000 §10.3): a client of a server that crashed and restarted, or
+	// a client that was suspended past its idle timeout, learns at once
+	// that its connection is gone, reports not synchronized
+	// (ClientStats.Synchronized) and reconnects, instead of waiting out
+	// the idle timeout on a dead timeline. It must be the same across the
+	// server's restarts and secret: generate 32 bytes once with
+	// crypto/rand, store them like the TLS key (a file readable by the
+	// server only, or a secret store), and load them at every start.
+	// Servers sharing an address (behind one load balancer) share it.
+	// Default (nil): derived from the private key of
+	// TLSConfig.Certificates[0], stable as long as the certificate's key
+	// is; with no static certificate, random per run (resets then only
+	// reach clients of connections this run forgot).
+	StatelessResetKey *quic.StatelessResetKey
+	// FrameTimeout is how long a reliable message may take to arrive
+	// whole once its first byte has: a client that starts a frame and
+	// stalls has its message stream stopped (counted in
+	// ServerStats.Malformed), which bounds how long a partial frame is
+	// held. Default: DefaultFrameTimeout (10 s), 64 KiB at 52 kbit/s.
+	FrameTimeout time.Duration
+
+	protocolVersion uint16               // for tests: speak another version; 0 = ProtocolVersion
+	admissionClock  func() time.Duration // for tests: the rate limiter's clock; nil = monotonic
 }
 
 func (cfg ServerConfig) resolve() (ServerConfig, error) {
@@ -57,11 +115,27 @@ func (cfg ServerConfig) resolve() (ServerConfig, error) {
 	if err := nettime.ValidateRate(cfg.TickRate); err != nil {
 		return cfg, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
-	if cfg.MaxClients < 0 {
-		return cfg, fmt.Errorf("%w: MaxClients %d is negative", ErrInvalidConfig, cfg.MaxClients)
+	procs := runtime.GOMAXPROCS(0)
+	for _, l := range []struct {
+		v   *int
+		def int
+	}{
+		{&cfg.MaxClients, DefaultMaxClientsPerCPU * procs},
+		{&cfg.MaxClientsPerSource, DefaultMaxClientsPerSource},
+		{&cfg.HandshakeRate, DefaultHandshakeRatePerCPU * procs},
+	} {
+		if *l.v == 0 {
+			*l.v = l.def
+		}
 	}
 	if cfg.HelloTimeout < 0 {
 		return cfg, fmt.Errorf("%w: HelloTimeout %v is negative", ErrInvalidConfig, cfg.HelloTimeout)
+	}
+	if cfg.FrameTimeout < 0 {
+		return cfg, fmt.Errorf("%w: FrameTimeout %v is negative", ErrInvalidConfig, cfg.FrameTimeout)
+	}
+	if cfg.FrameTimeout == 0 {
+		cfg.FrameTimeout = DefaultFrameTimeout
 	}
 	if cfg.HelloTimeout == 0 {
 		cfg.HelloTimeout = DefaultHelloTimeout

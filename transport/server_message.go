@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -160,7 +161,9 @@ func (s *Server) Broadcast(reliable bool, stamp nettime.Time, payload []byte) er
 }
 
 // Age returns how long ago stamp was on the server clock: Now minus the
-// stamp; false for the zero Time. The stamp's tick rate does not matter.
+// stamp, saturating at the range of time.Duration (a stamp near
+// −nettime.MaxDuration is about 292 years ago, never in the future); false
+// for the zero Time. The stamp's tick rate does not matter.
 func (s *Server) Age(stamp nettime.Time) (time.Duration, bool) { return age(s.Now(), stamp) }
 
 // checkPayload bounds a payload's size by its kind.
@@ -252,16 +255,25 @@ func (s *Server) acceptStreams(sc *serverClient, wg *sync.WaitGroup) {
 }
 
 // readStream delivers the reliable messages of one stream, in order, until
-// it ends or breaks. A malformed frame is counted and stops the stream; the
-// connection, and its pings, go on.
+// it ends or breaks. A malformed frame, or one that does not arrive whole
+// within FrameTimeout, is counted and stops the stream; the connection, and
+// its pings, go on. A client has one message stream at a time
+// (serverMaxUniStreams), so at most one partial frame, and its buffer grows
+// with the bytes received.
 func (s *Server) readStream(ctx context.Context, sc *serverClient, str *quic.ReceiveStream) {
 	for {
-		m, err := readMessageFrame(str)
+		m, err := readMessageFrameWithin(str, str, s.cfg.FrameTimeout)
 		if err != nil {
-			if errors.Is(err, ErrMalformed) || errors.Is(err, ErrVersion) {
+			switch {
+			case errors.Is(err, ErrMalformed) || errors.Is(err, ErrVersion):
 				s.malformed.Add(1)
 				sc.log.Warn("netclock: malformed message frame; stream stopped", "err", err)
 				str.CancelRead(streamCodeMalformed)
+			case errors.Is(err, os.ErrDeadlineExceeded):
+				s.malformed.Add(1)
+				sc.log.Warn("netclock: message frame not received whole in time; stream stopped",
+					"timeout", s.cfg.FrameTimeout)
+				str.CancelRead(streamCodeTimeout)
 			}
 			return
 		}

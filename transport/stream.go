@@ -1,9 +1,11 @@
 package transport
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
+	"time"
 )
 
 // Readers of the stream encodings. Hellos are read in two steps, header
@@ -55,27 +57,85 @@ func readServerHello(r io.Reader) (ServerHello, error) {
 	return ParseServerHello(b[:])
 }
 
-// readMessageFrame reads one MessageFrame from r. The frame is read into a
-// buffer of its own, of exactly its length (at most MaxMessageFrameLen), so
-// the Message's Payload may be handed on as is. It returns io.EOF if the
-// stream ends cleanly between frames, io.ErrUnexpectedEOF if it ends inside
-// one, and an error wrapping ErrMalformed (or ErrVersion) for a bad frame:
-// the stream cannot be resynchronized after it.
+// readMessageFrame reads one MessageFrame from r into a buffer of its own,
+// so the Message's Payload may be handed on as is. The buffer grows with
+// the bytes that actually arrive (see readFull), so a peer that announces
+// a 64 KiB frame and sends a few bytes costs a few bytes. It returns io.EOF
+// if the stream ends cleanly between frames, io.ErrUnexpectedEOF if it ends
+// inside one, and an error wrapping ErrMalformed (or ErrVersion) for a bad
+// frame: the stream cannot be resynchronized after it.
 func readMessageFrame(r io.Reader) (Message, error) {
+	return readMessageFrameWithin(r, nil, 0)
+}
+
+// deadliner is the part of a QUIC receive stream readMessageFrameWithin
+// uses to bound a frame's arrival.
+type deadliner interface{ SetReadDeadline(time.Time) error }
+
+// readMessageFrameWithin is readMessageFrame with a limit on a frame's
+// arrival: once the first byte of a frame has arrived, the rest must
+// arrive within timeout, or the read fails with an error wrapping
+// os.ErrDeadlineExceeded. Between frames the stream may idle for ever (the
+// connection's idle timeout bounds that). d nil or timeout 0: no limit.
+func readMessageFrameWithin(r io.Reader, d deadliner, timeout time.Duration) (Message, error) {
 	var h [messageFrameHeaderLen]byte
-	if _, err := io.ReadFull(r, h[:]); err != nil {
+	if _, err := io.ReadFull(r, h[:1]); err != nil {
 		return Message{}, err
+	}
+	if d != nil && timeout > 0 {
+		d.SetReadDeadline(time.Now().Add(timeout))
+		defer d.SetReadDeadline(time.Time{})
+	}
+	if _, err := io.ReadFull(r, h[1:]); err != nil {
+		return Message{}, unexpected(err)
 	}
 	n, err := messageFrameLen(h[:])
 	if err != nil {
 		return Message{}, err
 	}
-	buf := make([]byte, n)
-	if _, err := io.ReadFull(r, buf); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return Message{}, err
+	buf, err := readFull(r, n)
+	if err != nil {
+		return Message{}, unexpected(err)
 	}
 	return ParseMessage(buf)
+}
+
+func unexpected(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// readChunkLen is the size of the chunks readFull reads into.
+const readChunkLen = 8 << 10
+
+// readFull reads exactly n bytes from r. Memory follows the bytes that
+// arrived, not the length a peer announced: they are read into chunks of
+// readChunkLen, each allocated when the previous one is full, and joined
+// once all n are in. A stalled frame holds what it sent plus less than a
+// chunk, and no garbage. A short stream is io.ErrUnexpectedEOF (io.EOF if
+// nothing came).
+func readFull(r io.Reader, n int) ([]byte, error) {
+	if n <= readChunkLen {
+		buf := make([]byte, n)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return nil, err
+		}
+		return buf, nil
+	}
+	chunks := make([][]byte, 0, (n+readChunkLen-1)/readChunkLen)
+	for got := 0; got < n; {
+		c := make([]byte, min(readChunkLen, n-got))
+		k, err := io.ReadFull(r, c)
+		got += k
+		if err != nil {
+			if err == io.EOF && got > 0 {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		chunks = append(chunks, c)
+	}
+	return bytes.Join(chunks, nil), nil
 }

@@ -30,6 +30,14 @@
 // fires a ResetEvent with ticksys.ReasonReinitialize. The System object stays
 // the same, so subscriptions survive.
 //
+// A Server is built to face hostile peers: it admits connections under
+// limits checked before the TLS handshake (ServerConfig.MaxClients,
+// MaxClientsPerSource, HandshakeRate, Admit; a refused client gets
+// ErrRefused), bounds the memory each connection can cost it (see Server),
+// and ends a previous run's connections at their first packet with a
+// stateless reset (ServerConfig.StatelessResetKey), so that a client of a
+// restarted server reports not synchronized and reconnects at once.
+//
 // The wire format is in wire.go; TLS helpers for development in tls.go.
 package transport
 
@@ -54,6 +62,13 @@ var (
 	ErrTickRateMismatch = errors.New("transport: tick rate mismatch")
 	// ErrServerFull: the server has ServerConfig.MaxClients clients.
 	ErrServerFull = errors.New("transport: server full")
+	// ErrRefused: the server refused the connection before its TLS
+	// handshake (QUIC's CONNECTION_REFUSED): too many connections from
+	// this address, too many handshakes a second, the server at capacity,
+	// or its admission hook (ServerConfig.MaxClientsPerSource,
+	// HandshakeRate, MaxClients, Admit). A Reconnect retries it with
+	// backoff.
+	ErrRefused = errors.New("transport: connection refused by the server")
 	// ErrALPN: the peer does not speak netclock's application protocol
 	// (ALPN "netclock/1"); the TLS handshake failed.
 	ErrALPN = errors.New("transport: peer does not speak " + ALPN + " (TLS ALPN mismatch)")
@@ -193,9 +208,41 @@ const (
 	DefaultMaxIdleTimeout = 10 * time.Second
 )
 
+// Flow-control windows of the server unless its QUICConfig sets them.
+// quic-go's defaults (512 KiB per stream growing to 6 MiB, 15 MiB per
+// connection) are sized for bulk transfers; netclock carries pings and game
+// messages of at most 64 KiB, and whatever a client sends that is not read
+// yet sits in these windows, so they bound what a client can make the
+// server buffer. Clients keep quic-go's defaults: they trust their server.
+const (
+	// DefaultStreamReceiveWindow is the initial and the largest receive
+	// window of a stream on the server (64 KiB): a reliable message of the
+	// largest size per round trip, about 650 KB/s at 100 ms RTT.
+	DefaultStreamReceiveWindow = 64 << 10
+	// DefaultConnectionReceiveWindow is the initial and the largest
+	// receive window of a connection on the server, all streams together
+	// (96 KiB).
+	DefaultConnectionReceiveWindow = 96 << 10
+)
+
+// Streams the protocol lets a peer open at once. The client opens two
+// bidirectional streams (the hello, and the ping stream of the fallback)
+// and one unidirectional stream for its reliable messages; the server opens
+// one unidirectional stream only. A stream's slot is freed when it ends, so
+// a side that replaces a failed message stream can open another. On the
+// server these limits bound a client to one partially received message
+// frame at a time.
+const (
+	serverMaxBidiStreams = 2
+	serverMaxUniStreams  = 1
+	clientMaxBidiStreams = -1 // quic-go: none
+	clientMaxUniStreams  = 1
+)
+
 // quicConfig returns a clone of user (or a fresh config) with netclock's
-// keep-alive and idle-timeout defaults filled in.
-func quicConfig(user *quic.Config) *quic.Config {
+// keep-alive and idle-timeout defaults filled in, and the stream limits of
+// the protocol (bidi, uni) set whatever user says.
+func quicConfig(user *quic.Config, bidi, uni int64) *quic.Config {
 	q := &quic.Config{}
 	if user != nil {
 		q = user.Clone()
@@ -209,6 +256,27 @@ func quicConfig(user *quic.Config) *quic.Config {
 	if q.MaxIdleTimeout == 0 {
 		q.MaxIdleTimeout = DefaultMaxIdleTimeout
 	}
+	q.MaxIncomingStreams, q.MaxIncomingUniStreams = bidi, uni
+	return q
+}
+
+// serverQUICConfig is quicConfig for a server: its stream limits, and the
+// server's flow-control windows unless user sets them.
+func serverQUICConfig(user *quic.Config) *quic.Config {
+	q := quicConfig(user, serverMaxBidiStreams, serverMaxUniStreams)
+	if q.InitialStreamReceiveWindow == 0 {
+		q.InitialStreamReceiveWindow = DefaultStreamReceiveWindow
+	}
+	if q.MaxStreamReceiveWindow == 0 {
+		q.MaxStreamReceiveWindow = max(q.InitialStreamReceiveWindow, DefaultStreamReceiveWindow)
+	}
+	if q.InitialConnectionReceiveWindow == 0 {
+		q.InitialConnectionReceiveWindow = DefaultConnectionReceiveWindow
+	}
+	if q.MaxConnectionReceiveWindow == 0 {
+		q.MaxConnectionReceiveWindow = max(q.InitialConnectionReceiveWindow, DefaultConnectionReceiveWindow)
+	}
+	q.EnableDatagrams = true
 	return q
 }
 
@@ -217,6 +285,12 @@ const (
 	// streamCodeMalformed: a malformed message frame; the reader stopped
 	// the stream.
 	streamCodeMalformed quic.StreamErrorCode = 0x1
+	// streamCodeTimeout: a message frame did not arrive whole within
+	// the frame timeout; the reader stopped the stream.
+	streamCodeTimeout quic.StreamErrorCode = 0x2
+	// streamCodeDone: the reader needs nothing more on this stream (the
+	// hello stream after the hello); whatever follows is discarded.
+	streamCodeDone quic.StreamErrorCode = 0x3
 )
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

@@ -17,6 +17,7 @@ import (
 func sharedTimeError(t *testing.T, srv *Server, c *Client) time.Duration {
 	t.Helper()
 	best, window := time.Duration(0), time.Duration(-1)
+	awaitSynchronized(t, c)
 	for range 5 {
 		s1 := srv.Now()
 		shared, ok := c.SharedTime()
@@ -93,8 +94,12 @@ func TestWallClockEmulated(t *testing.T) {
 			if ticks := c.System().Stats().Ticks; ticks < 60 {
 				t.Errorf("%d ticks in over 3s at 60 Hz", ticks)
 			}
-			wantRTT := p.Up.Base + p.Down.Base // the emulated path's floor
-			if st.RTT < wantRTT || st.RTT > wantRTT+p.Up.Jitter.Spread+p.Down.Jitter.Spread+5*time.Millisecond {
+			// The emulated path's floor binds from below whatever the load;
+			// from above, a loaded machine (-race, other work on 2 cores)
+			// delays the emulator's goroutines both ways, so the slack is
+			// wide: it catches gross errors, not scheduling noise.
+			wantRTT := p.Up.Base + p.Down.Base
+			if st.RTT < wantRTT || st.RTT > wantRTT+p.Up.Jitter.Spread+p.Down.Jitter.Spread+15*time.Millisecond {
 				t.Errorf("estimated RTT %v, want about the path's %v..%v", st.RTT, wantRTT,
 					wantRTT+p.Up.Jitter.Spread+p.Down.Jitter.Spread)
 			}

@@ -47,7 +47,7 @@ type ClientReport struct {
 	Mode      string `json:"mode"`      // "netclock" or "echo"
 	N         int    `json:"n"`         // clients started
 	Connected int    `json:"connected"` // clients that connected
-	// Synced counts netclock clients synced at the window's start.
+	// Synced counts netclock clients synced at the window's end.
 	Synced int `json:"synced,omitempty"`
 	// Dial phase: refusals (CONNECTION_REFUSED from quic-go's accept
 	// queue, or netclock's server-full) and other failures, retried or
@@ -366,15 +366,6 @@ feed:
 		}
 		return
 	}
-	for _, c := range live {
-		if nc, ok := c.(netclockClient); ok {
-			select {
-			case <-nc.Synced():
-				rep.Synced++
-			default:
-			}
-		}
-	}
 	s0, r0, l0 := sum()
 	gc0 := gcMark()
 	stat0, _ := readStat()
@@ -402,6 +393,17 @@ feed:
 		case <-c.done():
 			rep.Disconnected++
 		default:
+		}
+		// Counted at the window's end: a client syncs at most
+		// SyncTimeout (1 s) after its first ping if any pong came,
+		// however slow the machine, while its 200 ms burst can still be
+		// under way when the window starts.
+		if nc, ok := c.(netclockClient); ok {
+			select {
+			case <-nc.Synced():
+				rep.Synced++
+			default:
+			}
 		}
 	}
 	rep.RTT = rec.h.dist()

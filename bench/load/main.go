@@ -88,10 +88,10 @@ func parseFlags(args []string) (*flags, error) {
 	fs.IntVar(&f.expect, "expect", 0, "servers: start the window once this many clients are connected")
 	fs.DurationVar(&f.idle, "idle", time.Second, "servers: measure the CPU use without clients this long first")
 	fs.DurationVar(&f.expectTimeout, "expect-timeout", 2*time.Minute, "servers: start the window anyway after this")
-	fs.IntVar(&f.maxClients, "max-clients", 0, "server: transport ServerConfig.MaxClients")
+	fs.IntVar(&f.maxClients, "max-clients", -1, "server: transport ServerConfig.MaxClients (0: the transport's default, negative: none)")
 	fs.BoolVar(&f.residence, "residence", false, "servers: time pings through the server at the UDP socket "+
 		"(disables quic-go's recvmmsg/GSO path: don't use for CPU)")
-	fs.IntVar(&f.pingMin, "ping-min", 36, "residence: smallest 1-RTT packet read counted as a ping")
+	fs.IntVar(&f.pingMin, "ping-min", 0, "residence: smallest 1-RTT packet read counted as a ping (0: 48 for netclock, whose server issues 16-byte connection IDs, 36 for the echo)")
 	fs.IntVar(&f.pongMin, "pong-min", 0, "residence: smallest 1-RTT packet written counted as a pong (0: 52 for netclock's 30-byte pong, 36 for the 14-byte echo)")
 	fs.BoolVar(&f.echo, "echo", false, "clients: bare quic-go echo clients (for -mode echo-server)")
 	fs.IntVar(&f.dialConcurrency, "dial-concurrency", 16, "clients: dials in flight at once")

@@ -149,7 +149,14 @@ func runServer(ctx context.Context, o serverOpts) (*ServerReport, error) {
 				pongMin = 36 // the 14-byte echo: 38 bytes
 			}
 		}
-		rc = newResidenceConn(udp, o.pingMin, pongMin)
+		pingMin := o.pingMin
+		if pingMin == 0 {
+			pingMin = 36 // a 14-byte ping behind a 4-byte connection ID: 38 bytes
+			if !o.echo {
+				pingMin = 48 // netclock's server issues 16-byte connection IDs: 50 bytes
+			}
+		}
+		rc = newResidenceConn(udp, pingMin, pongMin)
 		pc = rc
 	}
 
@@ -163,7 +170,10 @@ func runServer(ctx context.Context, o serverOpts) (*ServerReport, error) {
 		}
 		srv = es
 	} else {
-		ns, err := transport.NewServer(pc, transport.ServerConfig{TLSConfig: cert.ServerTLS(), MaxClients: o.maxClients})
+		ns, err := transport.NewServer(pc, transport.ServerConfig{TLSConfig: cert.ServerTLS(), MaxClients: o.maxClients,
+			// Every load client dials from loopback, and the tool measures
+			// the transport, not its admission control.
+			MaxClientsPerSource: -1, HandshakeRate: -1})
 		if err != nil {
 			return nil, err
 		}
