@@ -67,7 +67,7 @@ func run(args []string, out io.Writer) error {
 	ping := fs.Duration("ping", 0, "run every system's requests at this period (equal data); default: each system's own")
 	pings := fs.String("pings", "", "per-system request periods, e.g. simpson=100ms,ngo=100ms")
 	suite := fs.Int("suite", 0, "run this many random scenarios (random:1, random:2, ...) and print the distribution")
-	seeds := fs.Int("seeds", 5, "run seeds per scenario in -suite (1..K)")
+	seeds := fs.Int("seeds", 5, "run seeds per scenario in -suite, or per profile with -profile all (1..K)")
 	first := fs.Uint64("first", 1, "first scenario of -suite")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "runs at once in -suite")
 	worst := fs.Int("worst", 10, "worst scenarios to list in -suite")
@@ -128,6 +128,23 @@ func run(args []string, out io.Writer) error {
 			return enc.Encode(rep)
 		}
 		printSuite(out, rep, len(syss))
+		return nil
+	}
+	seedsSet := false
+	fs.Visit(func(f *flag.Flag) { seedsSet = seedsSet || f.Name == "seeds" })
+	if *profile == "all" && seedsSet {
+		// Every named profile over -seeds run seeds: a table of medians.
+		rep, err := harness.RunSuite(context.Background(), harness.SuiteOptions{Profiles: netsim.Profiles(), Seeds: *seeds,
+			Duration: *duration, Warmup: *warmup, Systems: syss, Parallel: *parallel})
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := json.NewEncoder(out)
+			enc.SetIndent("", "  ")
+			return enc.Encode(rep)
+		}
+		printProfiles(out, rep, len(syss))
 		return nil
 	}
 	var profiles []netsim.Profile

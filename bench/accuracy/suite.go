@@ -55,3 +55,18 @@ func spread(s *harness.Spread) string {
 	}
 	return fmt.Sprintf("%.2f [%.2f-%.2f]", s.Median, s.Min, s.Max)
 }
+
+// printProfiles prints a suite of named profiles: one row each, in order,
+// every figure the median [min-max] over the run seeds.
+func printProfiles(out io.Writer, rep harness.SuiteReport, systems int) {
+	fmt.Fprintf(out, "every named profile, run seeds 1..%d each, %.0f s simulated, %d systems; median [min-max] over the seeds\n",
+		rep.Seeds, rep.DurationS, systems)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "profile\tnetclock p99 ms\tvs best seed\tvs best ref\tcoverage %\tA/2 ms\tbest seed / ref (worst run)\t")
+	for _, r := range rep.Results {
+		fmt.Fprintf(tw, "%s\t%.3f [%.3f-%.3f]\t%s\t%s\t%.1f [%.1f-%.1f]\t%.2f\t%s / %s\t\n",
+			r.Name, r.P99MS.Median, r.P99MS.Min, r.P99MS.Max, spread(r.VsSeed), spread(r.VsRef),
+			100*r.Coverage.Median, 100*r.Coverage.Min, 100*r.Coverage.Max, r.AsymmetryMS/2, r.BestSeed, r.BestRef)
+	}
+	tw.Flush()
+}

@@ -34,6 +34,10 @@ type SuiteOptions struct {
 	Parallel int
 	// Worst is how many worst scenarios to list. Default 10.
 	Worst int
+	// Profiles, if set, are run instead of random scenarios (Scenarios and
+	// First are then ignored): the named profiles, say, as a table of
+	// medians over run seeds.
+	Profiles []netsim.Profile
 }
 
 // Spread is the median and range of a figure over several values.
@@ -56,8 +60,11 @@ type Distribution struct {
 
 // ScenarioResult is netclock on one scenario, over the run seeds.
 type ScenarioResult struct {
-	// Scenario is the scenario's seed: -profile random:<Scenario>.
-	Scenario    uint64 `json:"scenario"`
+	// Scenario is the scenario's seed: -profile random:<Scenario> (0 when
+	// SuiteOptions.Profiles were run).
+	Scenario uint64 `json:"scenario"`
+	// Name is the profile's name.
+	Name        string `json:"name"`
 	Description string `json:"description"`
 	// P99MS is netclock's p99 |error| in ms.
 	P99MS Spread `json:"p99_ms"`
@@ -132,6 +139,9 @@ type suiteRun struct {
 // best seed system and the best reference filter of each run. It stops
 // early with ctx's error if ctx is done.
 func RunSuite(ctx context.Context, o SuiteOptions) (SuiteReport, error) {
+	if o.Profiles != nil {
+		o.Scenarios, o.First = len(o.Profiles), 1
+	}
 	if o.Scenarios <= 0 {
 		return SuiteReport{}, errors.New("harness: suite needs at least one scenario")
 	}
@@ -169,7 +179,7 @@ func RunSuite(ctx context.Context, o SuiteOptions) (SuiteReport, error) {
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				p := netsim.RandomProfile(o.First + uint64(j.scenario))
+				p := o.profile(j.scenario)
 				rep, err := Run(Options{Profile: p, Seed: uint64(j.seed + 1), Duration: o.Duration, Warmup: o.Warmup, Systems: o.Systems})
 				if err != nil {
 					errs <- fmt.Errorf("scenario %d seed %d: %w", o.First+uint64(j.scenario), j.seed+1, err)
@@ -205,6 +215,14 @@ feed:
 		return SuiteReport{}, fmt.Errorf("harness: suite: %w", err)
 	}
 	return summarizeSuite(o, runs), nil
+}
+
+// profile returns scenario i (from 0) of the suite.
+func (o SuiteOptions) profile(i int) netsim.Profile {
+	if o.Profiles != nil {
+		return o.Profiles[i]
+	}
+	return netsim.RandomProfile(o.First + uint64(i))
 }
 
 func summarizeRun(rep Report) suiteRun {
@@ -276,9 +294,12 @@ func summarizeSuite(o SuiteOptions, runs [][]suiteRun) SuiteReport {
 	rep := SuiteReport{Scenarios: o.Scenarios, First: o.First, Seeds: o.Seeds, DurationS: o.Duration.Seconds()}
 	var vsSeed, vsRef, cov, covSym []float64
 	for i, rs := range runs {
-		p := netsim.RandomProfile(o.First + uint64(i))
-		sr := ScenarioResult{Scenario: o.First + uint64(i), Description: p.Description,
+		p := o.profile(i)
+		sr := ScenarioResult{Scenario: o.First + uint64(i), Name: p.Name, Description: p.Description,
 			AsymmetryMS: math.Abs(float64(p.Up.Base-p.Down.Base)) / 1e6}
+		if o.Profiles != nil {
+			sr.Scenario = 0
+		}
 		var p99, s, r, c []float64
 		worst := -1.0
 		for k, x := range rs {
