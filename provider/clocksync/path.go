@@ -130,9 +130,13 @@ func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 	}
 	ru, rw := e.floorsAt(e.ref)
 	dU, dW := used.minU-ru, used.minW-rw
-	// The clock part: the equal and opposite share of the two moves.
+	// The clock part: moves that are equal and opposite (within the
+	// floors' uncertainty and a quarter of their size). Opposite moves of
+	// different sizes are two one-way changes (a handover moves each
+	// direction's floor by itself), not a clock step and a change.
 	var c int64
-	if (dU < 0) != (dW < 0) && dU != 0 && dW != 0 {
+	if (dU < 0) != (dW < 0) && dU != 0 && dW != 0 &&
+		abs64(dU+dW) <= max(tolU, e.ref.tolU)+max(tolW, e.ref.tolW)+max(abs64(dU), abs64(dW))/4 {
 		c = min(abs64(dU), abs64(dW))
 		if dU < 0 {
 			c = -c
