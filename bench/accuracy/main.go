@@ -49,6 +49,9 @@ const MaxDuration = harness.MaxDuration
 
 func main() {
 	if err := run(os.Args[1:], os.Stdout); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return // -h: the usage is printed, and asking is no error
+		}
 		fmt.Fprintln(os.Stderr, "accuracy:", err)
 		os.Exit(2)
 	}

@@ -70,3 +70,29 @@ func TestRunSuite(t *testing.T) {
 		t.Error("a cancelled suite ran")
 	}
 }
+
+// TestRunSuiteOnProfiles runs given profiles instead of random scenarios:
+// one result per profile, in order, named after it.
+func TestRunSuiteOnProfiles(t *testing.T) {
+	var ps []netsim.Profile
+	for _, name := range []string{"fiber", "uplink-step"} {
+		ps = append(ps, profile(t, name))
+	}
+	rep, err := RunSuite(context.Background(), SuiteOptions{Profiles: ps, Seeds: 2, Duration: 30 * time.Second, Parallel: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range rep.Results {
+		names = append(names, r.Name)
+		if r.Scenario != 0 {
+			t.Errorf("%s: scenario %d, want 0 for a named profile", r.Name, r.Scenario)
+		}
+		if r.VsSeed == nil || r.VsRef == nil || r.P99MS.Median <= 0 {
+			t.Errorf("%s: missing figures %+v", r.Name, r)
+		}
+	}
+	if diff := cmp.Diff([]string{"fiber", "uplink-step"}, names); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+}
