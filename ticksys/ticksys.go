@@ -84,7 +84,19 @@ type TickEvent struct {
 	// consecutive events may share a server tick (or skip one) while the
 	// provider runs the two timelines at different speeds.
 	Server nettime.Time
+	// Late is how far predicted time had passed the start of this tick
+	// when the event was fired: the frame's predicted time minus
+	// Predicted. Run wakes at each tick start, so there it is the timer's
+	// lateness (typically under a millisecond); from a game loop it
+	// includes the wait for the frame. It is never negative.
+	Late time.Duration
 }
+
+// CatchUp reports whether the tick fired a whole tick or more after it
+// started (Late ≥ one tick): the next tick had begun too, so the callback
+// is catching up after a stall or a slow frame. A callback may skip
+// optional work (rendering, sending snapshots) in a catch-up tick.
+func (e TickEvent) CatchUp() bool { return e.Late >= e.Predicted.FixedDelta() }
 
 // ResetEvent reports a break in the continuity of time.
 type ResetEvent struct {
@@ -311,7 +323,7 @@ func (s *System) Advance(dt time.Duration) int {
 		s.stats.Ticks++
 		s.shownP, s.shownS = pk, sk
 		s.mu.Unlock()
-		fire(&s.tickSubs, TickEvent{Predicted: pk, Server: sk})
+		fire(&s.tickSubs, TickEvent{Predicted: pk, Server: sk, Late: p1.Sub(pk)})
 	}
 	s.mu.Lock()
 	s.shownP, s.shownS = p1, s1

@@ -228,7 +228,7 @@ func (c *originClock) Now() time.Time {
 	return time.Now()
 }
 
-func (c *originClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+func (c *originClock) After(d time.Duration) <-chan time.Time { return ticksys.SystemClock{}.After(d) }
 
 // Serve starts the server clock and tick system and serves clients until
 // ctx ends or Close is called. It returns ctx.Err() or ErrServerClosed;

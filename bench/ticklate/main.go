@@ -1,0 +1,141 @@
+// Command ticklate measures how late ticksys.System.Run calls tick callbacks
+// on the real clock: for every tick, the time from the tick's start (the
+// driver's first clock reading plus the tick's offset) to the moment the
+// callback runs, read independently with time.Now.
+//
+//	go run ./bench/ticklate                         # 30, 60 and 128 Hz, 20s each
+//	go run ./bench/ticklate -rates 60 -duration 1m
+//	go run ./bench/ticklate -client                 # a slewing provider.Client instead of the server provider
+//	go run ./bench/ticklate -coarse                 # wait on plain Go timers (time.After), for comparison
+//
+// Run it on an idle machine: lateness is the timer's and the scheduler's.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/netclock/netclock/provider"
+	"github.com/netclock/netclock/ticksys"
+)
+
+func main() {
+	rates := flag.String("rates", "30,60,128", "tick rates to measure, comma-separated")
+	duration := flag.Duration("duration", 20*time.Second, "measurement time per rate")
+	client := flag.Bool("client", false, "drive a provider.Client steering toward an estimate 30ms off (slewing) instead of provider.Server")
+	coarse := flag.Bool("coarse", false, "wait on plain Go timers instead of ticksys.SystemClock's fine stage")
+	flag.Parse()
+	fmt.Printf("%6s %7s %9s %9s %9s %9s %9s %8s\n", "rate", "ticks", "p50", "p90", "p99", "p99.9", "max", "catchup")
+	for _, f := range strings.Split(*rates, ",") {
+		r, err := strconv.ParseUint(strings.TrimSpace(f), 10, 32)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "ticklate: bad rate:", f)
+			os.Exit(2)
+		}
+		res, err := measure(uint32(r), *duration, *client, *coarse)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "ticklate:", err)
+			os.Exit(1)
+		}
+		res.print(uint32(r))
+	}
+}
+
+// originClock is the system clock, remembering its first reading (the real
+// time of server time Start, from which provider.Server's tick starts are
+// computed) and its last (the time of the current frame).
+type originClock struct {
+	ticksys.SystemClock
+	coarse        bool
+	origin, frame time.Time
+}
+
+func (c *originClock) After(d time.Duration) <-chan time.Time {
+	if c.coarse {
+		return time.After(d)
+	}
+	return c.SystemClock.After(d)
+}
+
+func (c *originClock) Now() time.Time {
+	t := time.Now()
+	if c.origin.IsZero() {
+		c.origin = t
+	}
+	c.frame = t
+	return t
+}
+
+type result struct {
+	late     []time.Duration // callback time minus tick start
+	catchUps int
+}
+
+func measure(rate uint32, d time.Duration, client, coarse bool) (result, error) {
+	cfg := ticksys.Config{TickRate: rate}
+	var pc *provider.Client
+	if client {
+		start := time.Now()
+		var err error
+		pc, err = provider.NewClient(provider.ClientConfig{Clock: func() time.Duration { return time.Since(start) }})
+		if err != nil {
+			return result{}, err
+		}
+		cfg.Provider = pc
+	}
+	sys, err := ticksys.New(cfg)
+	if err != nil {
+		return result{}, err
+	}
+	if pc != nil {
+		// Predicted time starts 30ms behind its target and slews at up
+		// to +5% for a while: the driver must follow a scaled timeline.
+		pc.SetEstimate(provider.Estimate{Valid: true, Offset: 30 * time.Millisecond})
+	}
+	clk := &originClock{coarse: coarse}
+	var res result
+	res.late = make([]time.Duration, 0, int(d.Seconds()+1)*int(rate))
+	sys.OnNetworkTick(func(ev ticksys.TickEvent) {
+		now := time.Now()
+		var late time.Duration
+		if pc == nil {
+			// provider.Server: tick k starts exactly at origin + k/rate.
+			late = now.Sub(clk.origin.Add(ev.Predicted.Duration()))
+		} else {
+			// A slewing client's tick starts are not on a fixed grid:
+			// the driver's own account, predicted time past the tick
+			// start at the frame plus the time since the frame began.
+			late = ev.Late + now.Sub(clk.frame)
+		}
+		res.late = append(res.late, late)
+		if ev.CatchUp() {
+			res.catchUps++
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	if err := sys.Run(ctx, ticksys.DriverConfig{Clock: clk}); err != context.DeadlineExceeded {
+		return res, fmt.Errorf("Run: %v", err)
+	}
+	return res, nil
+}
+
+func (r result) print(rate uint32) {
+	l := slices.Clone(r.late)
+	slices.Sort(l)
+	q := func(p float64) string {
+		if len(l) == 0 {
+			return "-"
+		}
+		return ms(l[min(len(l)-1, int(p*float64(len(l))))])
+	}
+	fmt.Printf("%6d %7d %9s %9s %9s %9s %9s %8d\n", rate, len(l), q(0.5), q(0.9), q(0.99), q(0.999), q(1), r.catchUps)
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.3fms", float64(d)/1e6) }
