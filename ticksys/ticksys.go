@@ -274,6 +274,12 @@ func (s *System) enter(op string) {
 // and fires the events for what passed. It returns the number of tick events
 // fired. See System for the rules on calling it. It panics if the provider changes
 // the tick rate of either time (a provider bug).
+//
+// The provider decides how far time moves: provider.Server by dt, so a
+// server's loop must pass the real time since its previous frame (Run
+// does); provider.Client by its own Clock, the one source of elapsed time
+// on a client, so there dt is advisory and a fixed, clamped or scaled dt
+// does not bend network time.
 func (s *System) Advance(dt time.Duration) int {
 	s.enter("Advance")
 	defer s.running.Store(false)
