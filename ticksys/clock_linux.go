@@ -1,6 +1,7 @@
 package ticksys
 
 import (
+	"os"
 	"syscall"
 	"time"
 	"unsafe"
@@ -8,24 +9,57 @@ import (
 
 const preciseSleep = true
 
-// sleep blocks the calling thread for d in nanosleep, resuming after
-// signals until d has passed.
-func sleep(d time.Duration) {
-	deadline := rawMonotonic() + d
-	for d > 0 {
-		ts := syscall.NsecToTimespec(int64(d))
-		if err := syscall.Nanosleep(&ts, nil); err == nil {
-			return
+const (
+	clockMonotonic  = 1
+	tfdNonblock     = syscall.O_NONBLOCK
+	tfdCloexec      = syscall.O_CLOEXEC
+	tfdTimerAbstime = 1
+)
+
+type itimerspec struct{ interval, value syscall.Timespec }
+
+// kernelTimer is a timerfd on CLOCK_MONOTONIC, read through the Go poller,
+// so a goroutine waiting on it holds no thread.
+type kernelTimer struct {
+	fd uintptr
+	f  *os.File
+}
+
+// newKernelTimer returns a kernel timer, or nil if none can be made.
+func newKernelTimer() *kernelTimer {
+	fd, _, errno := syscall.Syscall(syscall.SYS_TIMERFD_CREATE, clockMonotonic, tfdNonblock|tfdCloexec, 0)
+	if errno != 0 {
+		return nil
+	}
+	return &kernelTimer{fd: fd, f: os.NewFile(fd, "timerfd")} // non-blocking: polled
+}
+
+// sleepUntil blocks the calling goroutine until CLOCK_MONOTONIC reads
+// deadline.
+func (k *kernelTimer) sleepUntil(deadline time.Duration) {
+	spec := itimerspec{value: syscall.NsecToTimespec(int64(max(deadline, 1)))}
+	if _, _, errno := syscall.Syscall6(syscall.SYS_TIMERFD_SETTIME, k.fd, tfdTimerAbstime,
+		uintptr(unsafe.Pointer(&spec)), 0, 0, 0); errno == 0 {
+		var buf [8]byte
+		for rawMonotonic() < deadline {
+			if _, err := k.f.Read(buf[:]); err != nil && err != syscall.EINTR {
+				break
+			}
 		}
-		d = deadline - rawMonotonic()
+	}
+	// Only if the timer failed: finish on the thread.
+	for d := deadline - rawMonotonic(); d > 0; d = deadline - rawMonotonic() {
+		ts := syscall.NsecToTimespec(int64(d))
+		syscall.Nanosleep(&ts, nil)
 	}
 }
+
+func (k *kernelTimer) close() { k.f.Close() }
 
 // rawMonotonic reads CLOCK_MONOTONIC with a system call, which
 // testing/synctest does not fake.
 func rawMonotonic() time.Duration {
 	var ts syscall.Timespec
-	const clockMonotonic = 1
 	syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockMonotonic, uintptr(unsafe.Pointer(&ts)), 0)
 	return time.Duration(ts.Nano())
 }

@@ -6,6 +6,12 @@ import "time"
 
 const preciseSleep = false
 
-func sleep(d time.Duration) { time.Sleep(d) }
+type kernelTimer struct{}
+
+func newKernelTimer() *kernelTimer { return nil }
+
+func (*kernelTimer) sleepUntil(time.Duration) {}
+
+func (*kernelTimer) close() {}
 
 func rawMonotonic() time.Duration { return 0 }

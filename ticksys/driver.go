@@ -37,6 +37,11 @@ func (s *System) Run(ctx context.Context, cfg DriverConfig) error {
 		cfg.Clock = SystemClock{}
 	}
 	clk := cfg.Clock
+	var w waiter
+	if wc, ok := clk.(waiterClock); ok {
+		w = wc.newWaiter()
+		defer w.close()
+	}
 	last := clk.Now()
 	scale := 1.0 // predicted time per real time over the last frame
 	for {
@@ -52,10 +57,16 @@ func (s *System) Run(ctx context.Context, cfg DriverConfig) error {
 			due += time.Microsecond
 		}
 		if wait := min(due-clk.Now().Sub(last), due); wait > 0 {
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-clk.After(wait):
+			if w != nil {
+				if err := w.wait(ctx, wait); err != nil {
+					return err
+				}
+			} else {
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-clk.After(wait):
+				}
 			}
 		}
 		now := clk.Now()

@@ -705,7 +705,7 @@ func (c *Client) Run(ctx context.Context) error {
 	defer cancel()
 	defer context.AfterFunc(c.ctx, cancel)()
 	err := sys.Run(runCtx, ticksys.DriverConfig{
-		Clock:      clientClock{c.clock},
+		Clock:      clientClock{read: c.clock},
 		AfterFrame: func() { c.reinitializeIfPending(sys) },
 	})
 	switch {
@@ -719,11 +719,12 @@ func (c *Client) Run(ctx context.Context) error {
 
 // clientClock is the client clock as a ticksys.Clock, waiting with
 // ticksys.SystemClock's timers.
-type clientClock struct{ read func() time.Duration }
+type clientClock struct {
+	ticksys.SystemClock
+	read func() time.Duration
+}
 
 func (c clientClock) Now() time.Time { return time.Time{}.Add(c.read()) }
-
-func (clientClock) After(d time.Duration) <-chan time.Time { return ticksys.SystemClock{}.After(d) }
 
 // Advance advances the System by dt of real time, as System().Advance
 // does, and returns the number of tick events fired (0 before sync). A
