@@ -226,3 +226,33 @@ func TestSystemClockAfterInVirtualTime(t *testing.T) {
 		}
 	})
 }
+
+// TestSystemClockNeverEarly waits on the real clock, through After and
+// through Run's own waiter (the kernel timer on Linux): a wait may end late
+// on a busy machine, never early. No timing is asserted beyond that.
+func TestSystemClockNeverEarly(t *testing.T) {
+	for _, d := range []time.Duration{0, 300 * time.Microsecond, fineWindow + 200*time.Microsecond, 4 * time.Millisecond} {
+		start := time.Now()
+		<-SystemClock{}.After(d)
+		if got := time.Since(start); got < d {
+			t.Errorf("After(%v) fired after %v", d, got)
+		}
+		w := SystemClock{}.newWaiter()
+		start = time.Now()
+		if err := w.wait(context.Background(), d); err != nil {
+			t.Fatal(err)
+		}
+		if got := time.Since(start); got < d {
+			t.Errorf("wait(%v) returned after %v", d, got)
+		}
+		w.close()
+	}
+	// A canceled wait returns the context's error.
+	w := SystemClock{}.newWaiter()
+	defer w.close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := w.wait(ctx, time.Hour); !errors.Is(err, context.Canceled) {
+		t.Errorf("canceled wait = %v", err)
+	}
+}
