@@ -22,16 +22,18 @@ type DriverConfig struct {
 // calls Advance from its own frame loop instead. Run counts as the system's
 // game loop: don't call Advance while it runs.
 //
-// Run is tick-aligned: after each frame it sets one timer to the moment
-// predicted time reaches the next tick start (converted to real time at the
-// rate predicted time advanced during the last frame, so a slewing client
-// wakes on its own ticks too; the first tick after the rate changes is off
-// by the change, at most 5% of a tick with provider.Client's defaults), then advances by the time measured on the
-// clock since the previous frame. A wake-up after the tick start only delays
-// that tick's callback, never loses time, and the TickEvent's Late says by
-// how much; after a stall the ticks that passed fire at once as catch-up
-// ticks (see TickEvent.CatchUp). Run never polls or spins: between ticks it
-// sleeps in one timer.
+// Run is tick-aligned: after each frame it waits until predicted time
+// reaches the next tick start, then advances by the time measured on the
+// clock since the previous frame. The wait is converted to real time at the
+// rate predicted time ran in the last frame, so a slewing client wakes on
+// its own ticks too (the first tick after the rate changes is off by the
+// change: at most 5% of a tick with provider.Client's defaults), and time
+// spent in callbacks shortens it. A wake-up after the tick start only
+// delays that tick's callback, never loses time, and the TickEvent's Late
+// says by how much; after a stall the ticks that passed fire at once as
+// catch-up ticks (see TickEvent.CatchUp). Run never polls or spins: it
+// sleeps on a timer between ticks (on a SystemClock, a Go timer and then a
+// kernel timer for the last 1.5ms; see SystemClock.After).
 func (s *System) Run(ctx context.Context, cfg DriverConfig) error {
 	if cfg.Clock == nil {
 		cfg.Clock = SystemClock{}
