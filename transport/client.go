@@ -726,8 +726,10 @@ type clientClock struct {
 
 func (c clientClock) Now() time.Time { return time.Time{}.Add(c.read()) }
 
-// Advance advances the System by dt of real time, as System().Advance
-// does, and returns the number of tick events fired (0 before sync). A
+// Advance advances the System, as System().Advance does, and returns the
+// number of tick events fired (0 before sync). The client clock is the one
+// source of elapsed time: the System moves by the time it moved since the
+// previous frame, and dt is advisory (see provider.Client). A
 // game loop that drives the System itself should call it instead of
 // System().Advance when Reconnect is set: after a reconnect to a restarted
 // server, it reinitializes the System right after advancing it, on the
