@@ -31,6 +31,11 @@ func main() {
 	client := flag.Bool("client", false, "drive a provider.Client steering toward an estimate 30ms off (slewing) instead of provider.Server")
 	coarse := flag.Bool("coarse", false, "wait on plain Go timers instead of ticksys.SystemClock's fine stage")
 	flag.Parse()
+	mode := "SystemClock (Go timer, then kernel timer)"
+	if *coarse {
+		mode = "plain Go timers"
+	}
+	fmt.Printf("waits: %s; load average: %s\n", mode, loadAvg())
 	fmt.Printf("%6s %7s %9s %9s %9s %9s %9s %8s\n", "rate", "ticks", "p50", "p90", "p99", "p99.9", "max", "catchup")
 	for _, f := range strings.Split(*rates, ",") {
 		r, err := strconv.ParseUint(strings.TrimSpace(f), 10, 32)
@@ -45,6 +50,17 @@ func main() {
 		}
 		res.print(uint32(r))
 	}
+	fmt.Printf("load average: %s\n", loadAvg())
+}
+
+// loadAvg returns the 1, 5 and 15 minute load averages where the OS says
+// (Linux), for judging how idle the machine was.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
 }
 
 // originClock is the system clock, remembering its first reading (the real
