@@ -16,104 +16,96 @@ type Clock interface {
 }
 
 // SystemClock is the clock of the time package (monotonic readings), with
-// waits sharper than a plain timer's where the OS allows. A type that
-// embeds it and overrides only Now keeps its sharp waits in Run.
+// waits sharper than a Go timer's where the OS allows. A type that embeds
+// it and overrides only Now keeps its sharp waits in Run.
+//
+// Go's timers fire up to about a millisecond late: the runtime waits for
+// them in whole milliseconds. On Linux, SystemClock waits on a kernel
+// timer instead (a timerfd on CLOCK_MONOTONIC, read through the Go poller,
+// so no thread is held and nothing spins), which wakes within the kernel's
+// timer slack (about 50µs). Elsewhere, and under testing/synctest (whose
+// fake clock a kernel timer cannot follow), it waits on Go timers.
 type SystemClock struct{}
 
 // Now returns time.Now().
 func (SystemClock) Now() time.Time { return time.Now() }
 
-// fineWindow is how long before a deadline a wait hands over from the Go
-// timer to the kernel's. The Go runtime waits for timers in whole
-// milliseconds (its poller's timeout), so a plain timer fires up to about
-// 1ms late; the window covers that.
-const fineWindow = 1500 * time.Microsecond
-
-// After returns a channel that receives once d has passed. On Linux it
-// waits on a Go timer until fineWindow before the deadline, then for the
-// rest on a kernel timer (a timerfd read through the Go poller: no thread
-// or P is held), so it fires within the kernel's timer slack (about 50µs)
-// instead of the Go timer's millisecond. It never spins. Elsewhere, and for
-// d ≤ fineWindow, it is time.After(d). Like time.After, a wait abandoned
-// before it fires ends on its own by the deadline.
-//
-// Run does not use After on a SystemClock: it waits the same way on its
-// own goroutine, with one timer and one timerfd for its whole life.
+// After returns a channel that receives once d has passed (see
+// SystemClock). Like time.After, a wait abandoned before it fires ends on
+// its own by the deadline.
 func (SystemClock) After(d time.Duration) <-chan time.Time {
-	if !preciseSleep || d <= fineWindow {
+	if d <= 0 || fakeClock() {
+		return time.After(d)
+	}
+	k := newKernelTimer()
+	if k == nil {
 		return time.After(d)
 	}
 	ch := make(chan time.Time, 1)
-	w := newFineWaiter()
+	deadline := rawMonotonic() + d
 	go func() {
-		defer w.close()
-		w.wait(context.Background(), d)
+		defer k.close()
+		k.wait(context.Background(), deadline)
 		ch <- time.Now()
 	}()
 	return ch
 }
 
 // newWaiter gives Run a waiter of its own (see waiterClock).
-func (SystemClock) newWaiter() waiter { return newFineWaiter() }
+func (SystemClock) newWaiter() waiter {
+	return &systemWaiter{t: time.NewTimer(time.Hour), k: newKernelTimer()}
+}
 
-// waiterClock is a Clock with a faster way for Run to wait than After.
+// waiterClock is a Clock with a cheaper way for Run to wait than After.
 type waiterClock interface {
 	Clock
 	newWaiter() waiter
 }
 
 type waiter interface {
-	// wait returns once d has passed, or ctx.Err() when ctx ends first
-	// (in the last fineWindow, it finishes the wait).
+	// wait returns once d has passed, or ctx.Err() if ctx ends first.
 	wait(ctx context.Context, d time.Duration) error
 	close()
 }
 
-// fineWaiter waits on a Go timer, then on the kernel's timer for the last
-// fineWindow.
-type fineWaiter struct {
-	t    *time.Timer
-	fine *kernelTimer // nil where there is none
+// systemWaiter is SystemClock's waiter: one Go timer and one kernel timer
+// (nil where there is none) for the life of a Run.
+type systemWaiter struct {
+	t *time.Timer
+	k *kernelTimer
 }
 
-func newFineWaiter() *fineWaiter {
-	t := time.NewTimer(time.Hour)
-	t.Stop()
-	return &fineWaiter{t: t, fine: newKernelTimer()}
-}
-
-func (w *fineWaiter) wait(ctx context.Context, d time.Duration) error {
-	coarse := d
-	if w.fine != nil && d > fineWindow {
-		coarse = d - fineWindow
+func (w *systemWaiter) wait(ctx context.Context, d time.Duration) error {
+	if w.k != nil && !fakeClock() {
+		return w.k.wait(ctx, rawMonotonic()+d)
 	}
-	start, rawStart := time.Now(), rawMonotonic()
-	w.t.Reset(coarse)
+	w.t.Reset(d)
 	select {
 	case <-ctx.Done():
 		w.t.Stop()
 		return ctx.Err()
 	case <-w.t.C:
-	}
-	if coarse == d {
 		return nil
 	}
-	// Under testing/synctest the time package runs on a fake clock that
-	// a kernel timer cannot wait for: the fake time that passed then
-	// differs from the real. Wait for the rest on the fake clock.
-	if time.Since(start)-(rawMonotonic()-rawStart) > fineWindow/4 {
-		time.Sleep(time.Until(start.Add(d)))
-		return nil
-	}
-	w.fine.sleepUntil(rawStart + d)
-	// A no-op on the real clock; a fake one can still be short of it.
-	time.Sleep(time.Until(start.Add(d)))
-	return nil
 }
 
-func (w *fineWaiter) close() {
+func (w *systemWaiter) close() {
 	w.t.Stop()
-	if w.fine != nil {
-		w.fine.close()
+	if w.k != nil {
+		w.k.close()
 	}
+}
+
+// The time package's clock and the raw monotonic clock at start-up.
+var startTime, startRaw = time.Now(), rawMonotonic()
+
+// fakeClock reports whether the time package runs on a fake clock, as in a
+// testing/synctest bubble (which starts in the year 2000): its time since
+// start-up then differs from the kernel's.
+func fakeClock() bool {
+	if !haveKernelTimer {
+		return false
+	}
+	diff := time.Since(startTime) - (rawMonotonic() - startRaw)
+	return diff > time.Second || diff < -time.Second
 }

@@ -1,13 +1,14 @@
 package ticksys
 
 import (
+	"context"
 	"os"
 	"syscall"
 	"time"
 	"unsafe"
 )
 
-const preciseSleep = true
+const haveKernelTimer = true
 
 const (
 	clockMonotonic  = 1
@@ -34,24 +35,35 @@ func newKernelTimer() *kernelTimer {
 	return &kernelTimer{fd: fd, f: os.NewFile(fd, "timerfd")} // non-blocking: polled
 }
 
-// sleepUntil blocks the calling goroutine until CLOCK_MONOTONIC reads
-// deadline.
-func (k *kernelTimer) sleepUntil(deadline time.Duration) {
+// wait blocks until CLOCK_MONOTONIC reads deadline, or ctx ends.
+func (k *kernelTimer) wait(ctx context.Context, deadline time.Duration) error {
 	spec := itimerspec{value: syscall.NsecToTimespec(int64(max(deadline, 1)))}
 	if _, _, errno := syscall.Syscall6(syscall.SYS_TIMERFD_SETTIME, k.fd, tfdTimerAbstime,
 		uintptr(unsafe.Pointer(&spec)), 0, 0, 0); errno == 0 {
+		// Cancellation: a read deadline in the past ends the read.
+		stop := context.AfterFunc(ctx, func() { k.f.SetReadDeadline(time.Unix(1, 0)) })
+		defer stop()
 		var buf [8]byte
 		for rawMonotonic() < deadline {
-			if _, err := k.f.Read(buf[:]); err != nil && err != syscall.EINTR {
-				break
+			if _, err := k.f.Read(buf[:]); err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				if err != syscall.EINTR {
+					break
+				}
 			}
 		}
 	}
-	// Only if the timer failed: finish on the thread.
+	// Only if the kernel timer failed: finish on the thread.
 	for d := deadline - rawMonotonic(); d > 0; d = deadline - rawMonotonic() {
-		ts := syscall.NsecToTimespec(int64(d))
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		ts := syscall.NsecToTimespec(int64(min(d, time.Millisecond)))
 		syscall.Nanosleep(&ts, nil)
 	}
+	return nil
 }
 
 func (k *kernelTimer) close() { k.f.Close() }

@@ -2,15 +2,18 @@
 
 package ticksys
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
-const preciseSleep = false
+const haveKernelTimer = false
 
 type kernelTimer struct{}
 
 func newKernelTimer() *kernelTimer { return nil }
 
-func (*kernelTimer) sleepUntil(time.Duration) {}
+func (*kernelTimer) wait(context.Context, time.Duration) error { return nil }
 
 func (*kernelTimer) close() {}
 

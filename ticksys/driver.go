@@ -32,8 +32,8 @@ type DriverConfig struct {
 // delays that tick's callback, never loses time, and the TickEvent's Late
 // says by how much; after a stall the ticks that passed fire at once as
 // catch-up ticks (see TickEvent.CatchUp). Run never polls or spins: it
-// sleeps on a timer between ticks (on a SystemClock, a Go timer and then a
-// kernel timer for the last 1.5ms; see SystemClock.After).
+// sleeps on one timer between ticks (on a SystemClock, a kernel timer where
+// there is one; see SystemClock).
 func (s *System) Run(ctx context.Context, cfg DriverConfig) error {
 	if cfg.Clock == nil {
 		cfg.Clock = SystemClock{}

@@ -192,7 +192,7 @@ func TestRunAfterFrame(t *testing.T) {
 }
 
 // TestRunWithSystemClockInVirtualTime runs the real clock under synctest:
-// SystemClock's fine stage must fall back to the fake clock there, and
+// SystemClock must wait on the fake clock there, not the kernel's, and
 // every tick fires exactly at its start.
 func TestRunWithSystemClockInVirtualTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -217,7 +217,7 @@ func TestRunWithSystemClockInVirtualTime(t *testing.T) {
 
 func TestSystemClockAfterInVirtualTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		for _, d := range []time.Duration{0, time.Millisecond, fineWindow + time.Nanosecond, 7 * time.Millisecond, time.Second} {
+		for _, d := range []time.Duration{0, time.Millisecond, 1500*time.Microsecond + time.Nanosecond, 7 * time.Millisecond, time.Second} {
 			start := time.Now()
 			<-SystemClock{}.After(d)
 			if got := time.Since(start); got != d {
@@ -228,10 +228,10 @@ func TestSystemClockAfterInVirtualTime(t *testing.T) {
 }
 
 // TestSystemClockNeverEarly waits on the real clock, through After and
-// through Run's own waiter (the kernel timer on Linux): a wait may end late
+// through Run's own waiter (a kernel timer on Linux): a wait may end late
 // on a busy machine, never early. No timing is asserted beyond that.
 func TestSystemClockNeverEarly(t *testing.T) {
-	for _, d := range []time.Duration{0, 300 * time.Microsecond, fineWindow + 200*time.Microsecond, 4 * time.Millisecond} {
+	for _, d := range []time.Duration{0, 300 * time.Microsecond, 1700 * time.Microsecond, 4 * time.Millisecond} {
 		start := time.Now()
 		<-SystemClock{}.After(d)
 		if got := time.Since(start); got < d {
@@ -254,5 +254,30 @@ func TestSystemClockNeverEarly(t *testing.T) {
 	cancel()
 	if err := w.wait(ctx, time.Hour); !errors.Is(err, context.Canceled) {
 		t.Errorf("canceled wait = %v", err)
+	}
+}
+
+func TestFakeClockDetected(t *testing.T) {
+	if fakeClock() {
+		t.Error("the real clock taken for a fake one")
+	}
+	synctest.Test(t, func(t *testing.T) {
+		if haveKernelTimer && !fakeClock() {
+			t.Error("synctest's clock not detected")
+		}
+	})
+}
+
+// TestSystemWaitCanceledWhileWaiting cancels an hour-long wait from another
+// goroutine, before or during the kernel timer's read.
+func TestSystemWaitCanceledWhileWaiting(t *testing.T) {
+	w := SystemClock{}.newWaiter()
+	defer w.close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.wait(ctx, time.Hour) }()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("wait = %v, want context.Canceled", err)
 	}
 }

@@ -8,6 +8,9 @@
 //	go run ./bench/ticklate -client                 # a slewing provider.Client instead of the server provider
 //	go run ./bench/ticklate -coarse                 # wait on plain Go timers (time.After), for comparison
 //
+// Besides the lateness percentiles it prints the catch-up ticks (Late of a
+// tick or more) and the process's CPU time per tick.
+//
 // Run it on an idle machine: lateness is the timer's and the scheduler's.
 package main
 
@@ -19,6 +22,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/netclock/netclock/provider"
@@ -29,21 +33,23 @@ func main() {
 	rates := flag.String("rates", "30,60,128", "tick rates to measure, comma-separated")
 	duration := flag.Duration("duration", 20*time.Second, "measurement time per rate")
 	client := flag.Bool("client", false, "drive a provider.Client steering toward an estimate 30ms off (slewing) instead of provider.Server")
-	coarse := flag.Bool("coarse", false, "wait on plain Go timers instead of ticksys.SystemClock's fine stage")
+	coarse := flag.Bool("coarse", false, "wait on plain Go timers instead of ticksys.SystemClock's kernel timer")
 	flag.Parse()
-	mode := "SystemClock (Go timer, then kernel timer)"
+	mode := "ticksys.SystemClock (a kernel timer on Linux)"
 	if *coarse {
 		mode = "plain Go timers"
 	}
 	fmt.Printf("waits: %s; load average: %s\n", mode, loadAvg())
-	fmt.Printf("%6s %7s %9s %9s %9s %9s %9s %8s\n", "rate", "ticks", "p50", "p90", "p99", "p99.9", "max", "catchup")
+	fmt.Printf("%6s %7s %9s %9s %9s %9s %9s %8s %9s\n", "rate", "ticks", "p50", "p90", "p99", "p99.9", "max", "catchup", "cpu/tick")
 	for _, f := range strings.Split(*rates, ",") {
 		r, err := strconv.ParseUint(strings.TrimSpace(f), 10, 32)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "ticklate: bad rate:", f)
 			os.Exit(2)
 		}
+		cpu0 := cpuTime()
 		res, err := measure(uint32(r), *duration, *client, *coarse)
+		res.cpu = cpuTime() - cpu0
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "ticklate:", err)
 			os.Exit(1)
@@ -90,6 +96,7 @@ func (coarseClock) After(d time.Duration) <-chan time.Time { return time.After(d
 type result struct {
 	late     []time.Duration // callback time minus tick start
 	catchUps int
+	cpu      time.Duration // the process's CPU time (user+system) during the run
 }
 
 func measure(rate uint32, d time.Duration, client, coarse bool) (result, error) {
@@ -154,7 +161,20 @@ func (r result) print(rate uint32) {
 		}
 		return ms(l[min(len(l)-1, int(p*float64(len(l))))])
 	}
-	fmt.Printf("%6d %7d %9s %9s %9s %9s %9s %8d\n", rate, len(l), q(0.5), q(0.9), q(0.99), q(0.999), q(1), r.catchUps)
+	perTick := "-"
+	if len(l) > 0 && r.cpu > 0 {
+		perTick = fmt.Sprintf("%.0fµs", float64(r.cpu)/float64(len(l))/1e3)
+	}
+	fmt.Printf("%6d %7d %9s %9s %9s %9s %9s %8d %9s\n", rate, len(l), q(0.5), q(0.9), q(0.99), q(0.999), q(1), r.catchUps, perTick)
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.3fms", float64(d)/1e6) }
+
+// cpuTime returns the CPU time (user+system) the process used so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
