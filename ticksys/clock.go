@@ -20,11 +20,12 @@ type Clock interface {
 // it and overrides only Now keeps its sharp waits in Run.
 //
 // Go's timers fire up to about a millisecond late: the runtime waits for
-// them in whole milliseconds. On Linux, SystemClock waits on a kernel
-// timer instead (a timerfd on CLOCK_MONOTONIC, read through the Go poller,
-// so no thread is held and nothing spins), which wakes within the kernel's
-// timer slack (about 50µs). Elsewhere, and under testing/synctest (whose
-// fake clock a kernel timer cannot follow), it waits on Go timers.
+// them in whole milliseconds. On Linux, SystemClock also sets a kernel
+// timer (a timerfd on CLOCK_MONOTONIC, read through the Go poller, so no
+// thread is held and nothing spins), which wakes within the kernel's timer
+// slack (about 50µs); the Go timer remains as a backstop, for a process
+// too busy to poll. Elsewhere, and under testing/synctest (whose fake
+// clock a kernel timer cannot follow), it waits on Go timers only.
 type SystemClock struct{}
 
 // Now returns time.Now().
@@ -42,10 +43,9 @@ func (SystemClock) After(d time.Duration) <-chan time.Time {
 		return time.After(d)
 	}
 	ch := make(chan time.Time, 1)
-	deadline := rawMonotonic() + d
 	go func() {
 		defer k.close()
-		k.wait(context.Background(), deadline)
+		k.wait(context.Background(), d)
 		ch <- time.Now()
 	}()
 	return ch
@@ -77,7 +77,7 @@ type systemWaiter struct {
 
 func (w *systemWaiter) wait(ctx context.Context, d time.Duration) error {
 	if w.k != nil && !fakeClock() {
-		return w.k.wait(ctx, rawMonotonic()+d)
+		return w.k.wait(ctx, d)
 	}
 	w.t.Reset(d)
 	select {

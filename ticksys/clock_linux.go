@@ -2,6 +2,7 @@ package ticksys
 
 import (
 	"context"
+	"errors"
 	"os"
 	"syscall"
 	"time"
@@ -35,8 +36,13 @@ func newKernelTimer() *kernelTimer {
 	return &kernelTimer{fd: fd, f: os.NewFile(fd, "timerfd")} // non-blocking: polled
 }
 
-// wait blocks until CLOCK_MONOTONIC reads deadline, or ctx ends.
-func (k *kernelTimer) wait(ctx context.Context, deadline time.Duration) error {
+// wait blocks until d has passed, or ctx ends. Two timers race: the
+// kernel's (the timerfd), precise when the process has an idle thread in
+// the poller, and the Go runtime's (the read deadline), which busy
+// schedulers check more often: whichever fires first ends the wait.
+func (k *kernelTimer) wait(ctx context.Context, d time.Duration) error {
+	deadline := rawMonotonic() + d
+	k.f.SetReadDeadline(time.Now().Add(d)) // read after the raw clock: never before deadline
 	spec := itimerspec{value: syscall.NsecToTimespec(int64(max(deadline, 1)))}
 	if _, _, errno := syscall.Syscall6(syscall.SYS_TIMERFD_SETTIME, k.fd, tfdTimerAbstime,
 		uintptr(unsafe.Pointer(&spec)), 0, 0, 0); errno == 0 {
@@ -45,16 +51,19 @@ func (k *kernelTimer) wait(ctx context.Context, deadline time.Duration) error {
 		defer stop()
 		var buf [8]byte
 		for rawMonotonic() < deadline {
-			if _, err := k.f.Read(buf[:]); err != nil {
+			_, err := k.f.Read(buf[:])
+			switch {
+			case err == nil || errors.Is(err, os.ErrDeadlineExceeded):
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				if err != syscall.EINTR {
-					break
-				}
+			case err != syscall.EINTR:
+				goto fallback
 			}
 		}
+		return nil
 	}
+fallback:
 	// Only if the kernel timer failed: finish on the thread.
 	for d := deadline - rawMonotonic(); d > 0; d = deadline - rawMonotonic() {
 		if ctx.Err() != nil {
