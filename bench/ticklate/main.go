@@ -7,6 +7,7 @@
 //	go run ./bench/ticklate -rates 60 -duration 1m
 //	go run ./bench/ticklate -client                 # a slewing provider.Client instead of the server provider
 //	go run ./bench/ticklate -coarse                 # wait on plain Go timers (time.After), for comparison
+//	go run ./bench/ticklate -compare                # both, alternating in 5 rounds: the same load for both
 //
 // Besides the lateness percentiles it prints the catch-up ticks (Late of a
 // tick or more) and the process's CPU time per tick.
@@ -31,32 +32,59 @@ import (
 
 func main() {
 	rates := flag.String("rates", "30,60,128", "tick rates to measure, comma-separated")
-	duration := flag.Duration("duration", 20*time.Second, "measurement time per rate")
+	duration := flag.Duration("duration", 20*time.Second, "measurement time per rate (and per kind of wait with -compare)")
 	client := flag.Bool("client", false, "drive a provider.Client steering toward an estimate 30ms off (slewing) instead of provider.Server")
 	coarse := flag.Bool("coarse", false, "wait on plain Go timers instead of ticksys.SystemClock's kernel timer")
+	compare := flag.Bool("compare", false, "measure both kinds of wait, alternating in -rounds rounds so both see the same load")
+	rounds := flag.Int("rounds", 5, "rounds of -compare")
 	flag.Parse()
-	mode := "ticksys.SystemClock (a kernel timer on Linux)"
-	if *coarse {
-		mode = "plain Go timers"
-	}
-	fmt.Printf("waits: %s; load average: %s\n", mode, loadAvg())
-	fmt.Printf("%6s %7s %9s %9s %9s %9s %9s %8s %9s\n", "rate", "ticks", "p50", "p90", "p99", "p99.9", "max", "catchup", "cpu/tick")
+	var rs []uint32
 	for _, f := range strings.Split(*rates, ",") {
 		r, err := strconv.ParseUint(strings.TrimSpace(f), 10, 32)
-		if err != nil {
+		if err != nil || r == 0 {
 			fmt.Fprintln(os.Stderr, "ticklate: bad rate:", f)
 			os.Exit(2)
 		}
-		cpu0 := cpuTime()
-		res, err := measure(uint32(r), *duration, *client, *coarse)
-		res.cpu = cpuTime() - cpu0
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "ticklate:", err)
-			os.Exit(1)
-		}
-		res.print(uint32(r))
+		rs = append(rs, uint32(r))
 	}
-	fmt.Printf("load average: %s\n", loadAvg())
+	modes := []bool{*coarse}
+	n := 1
+	if *compare {
+		modes, n = []bool{false, true}, max(*rounds, 1)
+	}
+	fmt.Printf("load average at start: %s\n", loadAvg())
+	results := make(map[bool][]result)
+	for _, c := range modes {
+		results[c] = make([]result, len(rs))
+	}
+	for range n {
+		for i, r := range rs {
+			for _, c := range modes {
+				cpu0 := cpuTime()
+				res, err := measure(r, *duration/time.Duration(n), *client, c)
+				if err != nil {
+					fmt.Fprintln(os.Stderr, "ticklate:", err)
+					os.Exit(1)
+				}
+				acc := &results[c][i]
+				acc.late = append(acc.late, res.late...)
+				acc.catchUps += res.catchUps
+				acc.cpu += cpuTime() - cpu0
+			}
+		}
+	}
+	for _, c := range modes {
+		mode := "ticksys.SystemClock (a kernel timer on Linux)"
+		if c {
+			mode = "plain Go timers"
+		}
+		fmt.Printf("waits: %s\n", mode)
+		fmt.Printf("%6s %7s %9s %9s %9s %9s %9s %8s %9s\n", "rate", "ticks", "p50", "p90", "p99", "p99.9", "max", "catchup", "cpu/tick")
+		for i, r := range rs {
+			results[c][i].print(r)
+		}
+	}
+	fmt.Printf("load average at end: %s\n", loadAvg())
 }
 
 // loadAvg returns the 1, 5 and 15 minute load averages where the OS says
