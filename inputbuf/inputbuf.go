@@ -75,9 +75,9 @@ type Stats struct {
 
 // Input is one client's input for a tick, as Take returns it.
 type Input[C comparable, I any] struct {
-	Client C
-	Tick   int64
-	Input  I
+	Client C     // who sent it
+	Tick   int64 // the tick it is for
+	Input  I     // what was sent
 }
 
 type slot[I any] struct {

@@ -97,7 +97,11 @@ func (m Mode) String() string {
 
 // Sample is what At returns: blend From toward To by Frac.
 type Sample[S any] struct {
-	Mode             Mode
+	// Mode says which case this is; the other fields are zero in
+	// ModeEmpty.
+	Mode Mode
+	// From and To are the states to blend, stamped FromTime and ToTime
+	// (the same snapshot twice when there is only one to hold).
 	From, To         S
 	FromTime, ToTime nettime.Time
 	// Frac is the position of the asked time between FromTime (0) and
