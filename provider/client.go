@@ -24,8 +24,11 @@ const (
 // ClientConfig configures a Client. The zero value gives the defaults.
 type ClientConfig struct {
 	// Clock reads the client's monotonic clock: the clock the estimator's
-	// sample client times come from. Default: time since the process
-	// started, from the monotonic clock.
+	// sample client times come from. It is also the Client's only source
+	// of elapsed time: AdvanceTime advances both times by the time this
+	// clock moved since the previous call, whatever dt the game loop
+	// passes. Default: time since the process started, from the
+	// monotonic clock.
 	Clock func() time.Duration
 
 	// ClientBuffer is how far server time stays behind the newest state
@@ -119,12 +122,26 @@ func (c ClientConfig) resolve() (ClientConfig, error) {
 // Until the first valid Estimate both times advance at the real rate.
 // A Client is safe for concurrent use: estimates may be set from a network
 // goroutine while the game loop advances time.
+//
+// Elapsed time has one source of truth, the Clock: the targets are read
+// from it, so the times must advance by it too, or every disagreement
+// between the game loop's dt and the clock becomes an error to correct. A
+// 230ms hitch seen through a time.Ticker (a stale tick, then a long one)
+// used to be two errors beyond HardResetThreshold, two hard resets. So
+// AdvanceTime's dt is advisory: the Client advances by the time Clock moved
+// since its previous AdvanceTime or InitializeClient (dt only on a first
+// call without InitializeClient), and never backwards if Clock does. A
+// game loop may pass a fixed, clamped or scaled dt; network time does not
+// follow it. After a hitch the times are where the clock says, and the
+// ticks that passed fire as catch-up ticks (ticksys caps them).
 type Client struct {
 	cfg ClientConfig
 
-	mu     sync.Mutex
-	est    Estimate
-	status ClientStatus
+	mu       sync.Mutex
+	est      Estimate
+	status   ClientStatus
+	last     time.Duration // Clock at the previous AdvanceTime or InitializeClient
+	haveLast bool
 }
 
 // ClientStatus is the state of a Client after its last AdvanceTime.
@@ -210,22 +227,31 @@ func buffer(configured, def time.Duration) time.Duration {
 func (c *Client) InitializeClient(predicted, server *nettime.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	now := c.cfg.Clock()
+	c.last, c.haveLast = now, true
 	if !c.est.Valid {
 		*predicted = *server
 		return
 	}
-	tp, ts := c.targets(server.TickRate(), c.cfg.Clock())
+	tp, ts := c.targets(server.TickRate(), now)
 	*predicted = nettime.New(server.TickRate(), tp)
 	*server = nettime.New(server.TickRate(), ts)
 }
 
-// AdvanceTime implements Provider.
+// AdvanceTime implements Provider. It advances by the time Clock moved
+// since the previous call or InitializeClient; dt is used only on a first
+// call without InitializeClient (see Client).
 func (c *Client) AdvanceTime(predicted, server *nettime.Time, dt time.Duration) bool {
-	if dt < 0 {
-		dt = 0
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	now := c.cfg.Clock()
+	if c.haveLast {
+		dt = now - c.last
+	}
+	c.last, c.haveLast = now, true
+	if dt < 0 {
+		dt = 0 // the clock stepped back: hold, the targets step with it
+	}
 	st := &c.status
 	if !c.est.Valid {
 		*predicted = predicted.Add(dt)
@@ -235,7 +261,7 @@ func (c *Client) AdvanceTime(predicted, server *nettime.Time, dt time.Duration) 
 		return true
 	}
 	rate := server.TickRate()
-	tp, ts := c.targets(rate, c.cfg.Clock())
+	tp, ts := c.targets(rate, now)
 
 	base := dt
 	if !c.cfg.HardResetOnly {

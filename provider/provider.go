@@ -19,6 +19,9 @@ type Provider interface {
 	// AdvanceTime advances predicted and server time after dt of real time
 	// has passed (dt >= 0). It returns false if it stepped the times instead
 	// of advancing them smoothly (a hard reset); the caller reports that.
+	// A provider that reads a clock of its own (Client does) measures
+	// elapsed time on it and treats dt as advisory, so that time has one
+	// source of truth.
 	AdvanceTime(predicted, server *nettime.Time, dt time.Duration) bool
 
 	// InitializeClient sets the initial times of a client. On entry both

@@ -2,66 +2,102 @@ package ticksys
 
 import (
 	"context"
-	"fmt"
+	"math"
 	"time"
+
+	"github.com/netclock/netclock/nettime"
 )
 
-// Clock is the monotonic clock a driver reads and waits on. The standard
-// clock is SystemClock; tests inject a virtual one.
-type Clock interface {
-	// Now returns the current time; only differences between readings
-	// are used, so it must be monotonic.
-	Now() time.Time
-	// After returns a channel that receives once d has passed.
-	After(d time.Duration) <-chan time.Time
-}
-
-// SystemClock is the Clock of the time package (monotonic readings).
-type SystemClock struct{}
-
-// Now returns time.Now().
-func (SystemClock) Now() time.Time { return time.Now() }
-
-// After returns time.After(d).
-func (SystemClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
-
-// DriverConfig configures Run.
+// DriverConfig configures Run. The zero value runs on SystemClock.
 type DriverConfig struct {
-	// Interval is the time between frames. Default: one tick.
-	Interval time.Duration
-	// Clock is read for frame times. Default: SystemClock.
+	// Clock is read for frame times and waited on. Default: SystemClock.
 	Clock Clock
+	// AfterFrame, if set, is called on Run's goroutine after every frame,
+	// outside Advance: it may call Reinitialize. Default: none.
+	AfterFrame func()
 }
 
-// Run advances the system once per frame until ctx ends, then returns
-// ctx.Err(). Each frame advances by the time measured on the clock since the
-// previous one, so late wake-ups delay ticks but never lose time. It is the
-// loop a headless server needs; a game engine calls Advance from its own
-// frame loop instead. Run counts as the system's game loop: don't call
-// Advance while it runs.
+// Run advances the system at every tick start until ctx ends, then returns
+// ctx.Err(). It is the loop of a headless server or client; a game engine
+// calls Advance from its own frame loop instead. Run counts as the system's
+// game loop: don't call Advance while it runs.
+//
+// Run is tick-aligned: after each frame it waits until predicted time
+// reaches the next tick start, then advances by the time measured on the
+// clock since the previous frame. The wait is converted to real time at the
+// rate predicted time ran in the last frame, so a slewing client wakes on
+// its own ticks too (the first tick after the rate changes is off by the
+// change: at most 5% of a tick with provider.Client's defaults), and time
+// spent in callbacks shortens it. A wake-up after the tick start only
+// delays that tick's callback, never loses time, and the TickEvent's Late
+// says by how much; after a stall the ticks that passed fire at once as
+// catch-up ticks (see TickEvent.CatchUp). Run never polls or spins: it
+// sleeps on one timer between ticks (on a SystemClock, a kernel timer where
+// there is one; see SystemClock).
 func (s *System) Run(ctx context.Context, cfg DriverConfig) error {
-	if cfg.Interval < 0 {
-		return fmt.Errorf("%w: Interval %v is negative", ErrInvalidConfig, cfg.Interval)
-	}
-	if cfg.Interval == 0 {
-		cfg.Interval = time.Second / time.Duration(s.cfg.TickRate)
-	}
 	if cfg.Clock == nil {
 		cfg.Clock = SystemClock{}
 	}
-	last := cfg.Clock.Now()
+	clk := cfg.Clock
+	var w waiter
+	if wc, ok := clk.(waiterClock); ok {
+		w = wc.newWaiter()
+		defer w.close()
+	}
+	last := clk.Now()
+	scale := 1.0 // predicted time per real time over the last frame
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		wait := cfg.Interval - cfg.Clock.Now().Sub(last)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-cfg.Clock.After(max(wait, 0)):
+		// The real time from the last frame to the next tick start; the
+		// callbacks of the last frame already used part of it.
+		due := time.Duration(math.Ceil(float64(s.untilNextTick()) / scale))
+		if scale != 1 {
+			// Aim a hair past the tick start: the provider's rounding
+			// must not make the wake-up fall just short of it.
+			due += time.Microsecond
 		}
-		now := cfg.Clock.Now()
-		s.Advance(now.Sub(last))
+		if wait := min(due-clk.Now().Sub(last), due); wait > 0 {
+			if w != nil {
+				if err := w.wait(ctx, wait); err != nil {
+					return err
+				}
+			} else {
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-clk.After(wait):
+				}
+			}
+		}
+		now := clk.Now()
+		dt := now.Sub(last)
+		p0 := s.PredictedTime()
+		resets := s.Stats().Resets
+		s.Advance(dt)
+		p1 := s.PredictedTime()
 		last = now
+		if cfg.AfterFrame != nil {
+			cfg.AfterFrame()
+		}
+		switch {
+		case s.Stats().Resets != resets:
+			scale = 1
+		case dt >= scaleWindow:
+			scale = min(max(float64(p1.Sub(p0))/float64(dt), 0.5), 2)
+		}
 	}
+}
+
+// scaleWindow is the shortest frame the rate of predicted time is measured
+// over; a shorter one (a wake-up just short of a tick start) says nothing.
+const scaleWindow = time.Millisecond
+
+// untilNextTick returns the predicted time left until the start of the next
+// tick to fire, in (0, one tick] between frames.
+func (s *System) untilNextTick() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return max(nettime.FromTick(s.cfg.TickRate, s.lastFired+1, 0).Sub(s.predicted), 0)
 }

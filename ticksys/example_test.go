@@ -71,3 +71,22 @@ func Example_customProvider() {
 	// server:    50+0s@50Hz
 	// predicted: 55+0s@50Hz
 }
+
+// A slow frame: the ticks that passed during it fire at once, each saying
+// how late it is; the callback can skip optional work in catch-up ticks.
+func ExampleTickEvent_CatchUp() {
+	sys, err := ticksys.New(ticksys.Config{TickRate: 50}) // 20ms ticks
+	if err != nil {
+		panic(err)
+	}
+	sys.OnNetworkTick(func(ev ticksys.TickEvent) {
+		fmt.Printf("tick %d late %v catch-up %v\n", ev.Predicted.Tick(), ev.Late, ev.CatchUp())
+	})
+	sys.Advance(20 * time.Millisecond) // on time
+	sys.Advance(65 * time.Millisecond) // a 65ms frame
+	// Output:
+	// tick 1 late 0s catch-up false
+	// tick 2 late 45ms catch-up true
+	// tick 3 late 25ms catch-up true
+	// tick 4 late 5ms catch-up false
+}

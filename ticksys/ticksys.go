@@ -86,7 +86,19 @@ type TickEvent struct {
 	// consecutive events may share a server tick (or skip one) while the
 	// provider runs the two timelines at different speeds.
 	Server nettime.Time
+	// Late is how far predicted time had passed the start of this tick
+	// when the event was fired: the frame's predicted time minus
+	// Predicted. Run wakes at each tick start, so there it is the timer's
+	// lateness (typically under a millisecond); from a game loop it
+	// includes the wait for the frame. It is never negative.
+	Late time.Duration
 }
+
+// CatchUp reports whether the tick fired a whole tick or more after it
+// started (Late ≥ one tick): the next tick had begun too, so the callback
+// is catching up after a stall or a slow frame. A callback may skip
+// optional work (rendering, sending snapshots) in a catch-up tick.
+func (e TickEvent) CatchUp() bool { return e.Late >= e.Predicted.FixedDelta() }
 
 // ResetEvent reports a break in the continuity of time.
 type ResetEvent struct {
@@ -268,6 +280,12 @@ func (s *System) enter(op string) {
 // and fires the events for what passed. It returns the number of tick events
 // fired. See System for the rules on calling it. It panics if the provider changes
 // the tick rate of either time (a provider bug).
+//
+// The provider decides how far time moves: provider.Server by dt, so a
+// server's loop must pass the real time since its previous frame (Run
+// does); provider.Client by its own Clock, the one source of elapsed time
+// on a client, so there dt is advisory and a fixed, clamped or scaled dt
+// does not bend network time.
 func (s *System) Advance(dt time.Duration) int {
 	s.enter("Advance")
 	defer s.running.Store(false)
@@ -317,7 +335,7 @@ func (s *System) Advance(dt time.Duration) int {
 		s.stats.Ticks++
 		s.shownP, s.shownS = pk, sk
 		s.mu.Unlock()
-		fire(&s.tickSubs, TickEvent{Predicted: pk, Server: sk})
+		fire(&s.tickSubs, TickEvent{Predicted: pk, Server: sk, Late: p1.Sub(pk)})
 	}
 	s.mu.Lock()
 	s.shownP, s.shownS = p1, s1

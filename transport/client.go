@@ -721,11 +721,12 @@ func (c *Client) Stats() ClientStats {
 	return st
 }
 
-// Run waits until the client is synced, then advances its System once per
-// tick on the client clock until ctx ends or the client stops. It returns
-// ctx.Err(), or why the client stopped (see Err). Use it when no game loop
-// calls Advance; never both. After a reconnect to a restarted server it
-// reinitializes the System between two frames (see Advance).
+// Run waits until the client is synced, then drives its System with
+// ticksys' tick-aligned driver (System.Run) on the client clock: it wakes
+// at each predicted tick start, until ctx ends or the client stops. It
+// returns ctx.Err(), or why the client stopped (see Err). Use it when no
+// game loop calls Advance; never both. After a reconnect to a restarted
+// server it reinitializes the System between two frames (see Advance).
 func (c *Client) Run(ctx context.Context) error {
 	select {
 	case <-c.synced:
@@ -748,31 +749,35 @@ func (c *Client) Run(ctx context.Context) error {
 		}
 		c.mu.Unlock()
 	}()
-	interval := max(time.Second/time.Duration(sys.TickRate()), 1)
-	t := time.NewTimer(interval)
-	defer t.Stop()
-	last := c.clock()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-c.ctx.Done():
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return c.Err()
-		case <-t.C:
-		}
-		now := c.clock()
-		sys.Advance(now - last)
-		last = now
-		c.reinitializeIfPending(sys)
-		t.Reset(min(max(interval-(c.clock()-now), 0), interval)) // the clock may step
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(c.ctx, cancel)()
+	err := sys.Run(runCtx, ticksys.DriverConfig{
+		Clock:      clientClock{read: c.clock},
+		AfterFrame: func() { c.reinitializeIfPending(sys) },
+	})
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case c.ctx.Err() != nil:
+		return c.Err()
 	}
+	return err
 }
 
-// Advance advances the System by dt of real time, as System().Advance
-// does, and returns the number of tick events fired (0 before sync). A
+// clientClock is the client clock as a ticksys.Clock, waiting with
+// ticksys.SystemClock's timers.
+type clientClock struct {
+	ticksys.SystemClock
+	read func() time.Duration
+}
+
+func (c clientClock) Now() time.Time { return time.Time{}.Add(c.read()) }
+
+// Advance advances the System, as System().Advance does, and returns the
+// number of tick events fired (0 before sync). The client clock is the one
+// source of elapsed time: the System moves by the time it moved since the
+// previous frame, and dt is advisory (see provider.Client). A
 // game loop that drives the System itself should call it instead of
 // System().Advance when Reconnect is set: after a reconnect to a restarted
 // server, it reinitializes the System right after advancing it, on the

@@ -293,8 +293,9 @@ func (s *Server) Stats() ServerStats {
 // is the server clock's origin, so ticks and pong timestamps share a zero
 // exactly. ticksys.Run reads it from one goroutine.
 type originClock struct {
-	origin  time.Time
-	started bool
+	ticksys.SystemClock // its waits
+	origin              time.Time
+	started             bool
 }
 
 func (c *originClock) Now() time.Time {
@@ -304,8 +305,6 @@ func (c *originClock) Now() time.Time {
 	}
 	return time.Now()
 }
-
-func (c *originClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
 // Serve starts the server clock and tick system and serves clients until
 // ctx ends or Close is called. It returns ctx.Err() or ErrServerClosed;

@@ -91,7 +91,7 @@ func run(duration time.Duration, rate uint32) error {
 				csys.PredictedTime().Tick(), -ms(st.PredictedError), csys.ServerTime().Tick(), -ms(st.ServerError), st.PredictedScale)
 		}
 	}()
-	clientErr := csys.Run(ctx, ticksys.DriverConfig{Interval: 7 * time.Millisecond}) // a 144 Hz game loop
+	clientErr := csys.Run(ctx, ticksys.DriverConfig{}) // wakes at each of its predicted ticks
 	serverErr := <-done
 	if clientErr != context.DeadlineExceeded || serverErr != context.DeadlineExceeded {
 		return fmt.Errorf("loops ended with %v, %v", clientErr, serverErr)
