@@ -48,8 +48,8 @@ func (r *profileRouter) SendPacket(p simnet.Packet) error {
 // TestSimnetProfilesMatchTheHarness runs the real transport in virtual time
 // behind the harness's profiles, with jitter and loss, and checks that the
 // estimate's true error is what the accuracy harness reports for netclock on
-// the same profile (within 2×, plus 0.2 ms for the QUIC packets the harness
-// does not model).
+// the same profile (within 2× of its worst of five seeds, plus 0.2 ms for
+// the QUIC packets the harness does not model).
 func TestSimnetProfilesMatchTheHarness(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two simulated minutes per profile")
@@ -62,12 +62,18 @@ func TestSimnetProfilesMatchTheHarness(t *testing.T) {
 			if !ok {
 				t.Fatalf("no profile %q", name)
 			}
-			rep, err := harness.Run(harness.Options{Profile: prof, Duration: run, Warmup: warmup,
-				Systems: []harness.System{harness.Netclock()}})
-			if err != nil {
-				t.Fatal(err)
+			// Two minutes of one network is one draw: the harness's own
+			// p99 over this run length spreads by 2-3x across seeds, so the
+			// transport's run is held against the harness's worst of five.
+			want := 0.0
+			for seed := uint64(1); seed <= 5; seed++ {
+				rep, err := harness.Run(harness.Options{Profile: prof, Duration: run, Warmup: warmup, Seed: seed,
+					Systems: []harness.System{harness.Netclock()}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = max(want, rep.Results[0].SharedErrorMS.P99)
 			}
-			want := rep.Results[0].SharedErrorMS.P99
 
 			var errs []float64
 			synctest.Test(t, func(t *testing.T) {
@@ -100,9 +106,9 @@ func TestSimnetProfilesMatchTheHarness(t *testing.T) {
 			}
 			slices.Sort(errs)
 			got := errs[len(errs)*99/100]
-			t.Logf("%s: transport p99 %.3f ms (p50 %.3f), harness p99 %.3f ms", name, got, errs[len(errs)/2], want)
+			t.Logf("%s: transport p99 %.3f ms (p50 %.3f), harness p99 at most %.3f ms over seeds 1-5", name, got, errs[len(errs)/2], want)
 			if got > 2*want+0.2 {
-				t.Errorf("transport p99 %.3f ms, more than 2× the harness's %.3f ms (+0.2 ms)", got, want)
+				t.Errorf("transport p99 %.3f ms, more than 2× the harness's worst seed's %.3f ms (+0.2 ms)", got, want)
 			}
 		})
 	}
