@@ -212,18 +212,21 @@ type Estimator struct {
 	last  Event
 
 	// The path tracker (path.go).
-	ref        pathRef
-	refSet     bool
-	acquiring  int   // samples left to converge freely on
-	slewing    bool  // the acquisition follows a clock shift
-	asymErr    int64 // bound on asym's error from inferred path changes
-	known      [numKnown]pathRef
-	knownN     int
-	pathLog    [numPathLog]pathEvent
-	pathLogN   int
-	episode    pathRef // the stable state before the current run of path changes
-	lastPathAt int64
-	spU, spW   int64 // spacing of the lowest samples at the last bound
+	ref       pathRef
+	refSet    bool
+	acquiring int   // samples left to converge freely on
+	slewing   bool  // the acquisition follows a clock shift
+	asymErr   int64 // bound on asym's error from inferred path changes
+	known     [numKnown]pathRef
+	knownN    int
+	pathLog   [numPathLog]pathEvent
+	pathLogN  int
+	episode   pathRef // the stable state before the current run of path changes
+	// How far the recent samples lift a floor the window still holds low,
+	// while the clock moves (path.go).
+	liftU, liftW int64
+	lastPathAt   int64
+	spU, spW     int64 // spacing of the lowest samples at the last bound
 
 	// The stall gate: samples far above the round-trip floor.
 	rttFloor   int64
@@ -438,7 +441,7 @@ func (e *Estimator) update(now int64) {
 	rttFloor := max(0, fu+fw)
 	e.rttFloor = rttFloor
 	asym := max(-rttFloor, min(rttFloor, e.asym))
-	theta := (fu - fw - asym) / 2
+	theta := (fu + e.liftU - fw - e.liftW - asym) / 2
 	upFloor := (rttFloor + asym) / 2
 	downFloor := rttFloor - upFloor
 	// The hard bound holds whatever the jitter, if the drift is right.

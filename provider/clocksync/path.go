@@ -111,6 +111,7 @@ func (e *Estimator) matches(k pathRef, fu, fw, tu, tw, now int64) bool {
 // returns EventPathChange when the path moved; it sets e.asym so that a
 // path move leaves the offset where it was.
 func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
+	e.liftU, e.liftW = 0, 0
 	if !e.refSet || e.acquiring > 0 {
 		// Converging: the offset follows the floors; A stays. The floors'
 		// uncertainty only shrinks while converging: a swell of the
@@ -175,6 +176,15 @@ func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 	// explain as the clock's is left to the drift tracker and the
 	// clock-shift detector.
 	if e.clockExplains(rec, ru, rw, pU, pW, tolU, tolW) {
+		// A clock move under way: the falling side's window floor already
+		// shows it, the rising side's only in the recent samples. Lift the
+		// rising side to them (as far as the fall) so the offset follows
+		// the clock now, not when the window has turned over.
+		if abs64(pU) > tolU {
+			e.liftW = min(max(0, rec.mw-used.minW), abs64(pU))
+		} else {
+			e.liftU = min(max(0, rec.mu-used.minU), abs64(pW))
+		}
 		return EventNone
 	}
 	// The path changed. The offset is the reference state's, moved by the
@@ -223,10 +233,13 @@ type recentSummary struct {
 	mu, mw         int64
 	k              int
 	belowU, belowW int
+	// The floors of the newest recentMin samples alone: a clock that has
+	// just started to move shows there first.
+	su, sw int64
 }
 
 func (e *Estimator) recent(now, thrU, thrW int64) recentSummary {
-	r := recentSummary{mu: math.MaxInt64, mw: math.MaxInt64}
+	r := recentSummary{mu: math.MaxInt64, mw: math.MaxInt64, su: math.MaxInt64, sw: math.MaxInt64}
 	for ; r.k < min(e.n, recentMax); r.k++ {
 		i := e.at(e.n - 1 - r.k)
 		if r.k >= recentMin && now-e.t[i] > recentWindow {
@@ -234,6 +247,9 @@ func (e *Estimator) recent(now, thrU, thrW int64) recentSummary {
 		}
 		u, w := e.ud[i], e.wd[i]
 		r.mu, r.mw = min(r.mu, u), min(r.mw, w)
+		if r.k < recentMin {
+			r.su, r.sw = min(r.su, u), min(r.sw, w)
+		}
 		if u < thrU {
 			r.belowU++
 		}
@@ -256,6 +272,16 @@ func (e *Estimator) clockExplains(rec recentSummary, ru, rw, pU, pW, tolU, tolW 
 	tU := max(tolMin, 4*scale*min(e.spU, e.ref.spU))
 	tW := max(tolMin, 4*scale*min(e.spW, e.ref.spW))
 	dU, dW := rec.mu-ru, rec.mw-rw
+	// The rising side may show the move only in its newest samples
+	// (their minimum sits higher above the floor: n/recentMin spacings).
+	if short := int64(max(1, e.n/recentMin)); true {
+		if d := rec.sw - rw; abs64(pU) > tolU && d > dW {
+			dW, tW = d, max(tW, 4*short*min(e.spW, e.ref.spW))
+		}
+		if d := rec.su - ru; abs64(pW) > tolW && d > dU {
+			dU, tU = d, max(tU, 4*short*min(e.spU, e.ref.spU))
+		}
+	}
 	// The other direction's recent floor moved the opposite way by about
 	// as much as this one's window floor.
 	// (At least half as much, whatever the noise allows: a path that
