@@ -53,9 +53,6 @@ func (p *path) client(t time.Duration) time.Duration {
 	return c
 }
 
-// trueOffset returns server − client at true time t.
-func (p *path) trueOffset(t time.Duration) time.Duration { return t - p.client(t) }
-
 // exchange runs one ping sent at true time t.
 func (p *path) exchange(t time.Duration) provider.Sample {
 	t2 := t + p.up + p.jitUp(p.rng)
