@@ -42,13 +42,18 @@ type Feedback struct {
 // BufferPolicy sizes a client's two margins: the predicted time its inputs
 // are stamped for and the server time it interpolates at. Plug a policy in
 // through BufferModel to measure it (see BufferOptions).
+//
+// Each client frame the harness calls Timelines once, then Snapshot for
+// each snapshot received since the previous frame (a game reads the
+// network once a frame), with the same View.
 type BufferPolicy interface {
-	// Snapshot tells the policy that the snapshot of server time at
-	// arrived at client clock now, carrying fb.
-	Snapshot(v View, at time.Duration, fb Feedback)
-	// Timelines returns the predicted time and the interpolation (server)
-	// time at the frame v, both in server time.
+	// Timelines returns the predicted time (inputs are stamped with its
+	// tick) and the interpolation (server) time at the frame v, both in
+	// server time.
 	Timelines(v View) (predicted, server time.Duration)
+	// Snapshot tells the policy that the snapshot of server time at was
+	// received at the frame v, carrying fb.
+	Snapshot(v View, at time.Duration, fb Feedback)
 }
 
 // BufferModel names a policy; New builds a fresh one for each run.
@@ -162,6 +167,9 @@ func (n *n4eBuffers) delayTarget(v View) time.Duration {
 
 func (n *n4eBuffers) Timelines(v View) (time.Duration, time.Duration) {
 	if !n.started {
+		if !v.Estimate.Valid {
+			return v.Shared, v.Shared
+		}
 		n.started = true
 		n.lead = v.SRTT/2 + n4eCommandSlack*v.Tick
 		n.delay = n.delayTarget(v)

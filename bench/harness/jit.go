@@ -159,6 +159,8 @@ type jit struct {
 	needLead []float64
 	needInt  []float64
 	recv     snapshots
+	pending  []Msg // snapshots arrived since the last client frame
+	tl       [][2]time.Duration
 	snaps    int64
 	frames   int
 	lastNow  time.Duration
@@ -255,34 +257,49 @@ func (j *jit) deliver(ev event, sNow, cNow time.Duration) {
 			m.leads = append(m.leads, ms(lead))
 		}
 	case evSnapshot:
-		at := time.Duration(ev.msg.Tick) * j.tick
-		j.recv.add(at)
-		v := j.view(cNow)
-		for _, m := range j.models {
-			m.policy.Snapshot(v, at, m.fbs[ev.msg.Seq])
-		}
+		// A game reads the network once a frame: the snapshot is the
+		// client's at its next frame.
+		j.pending = append(j.pending, ev.msg)
 	}
 }
 
 // clientFrame runs after each client frame at true time t: every model
 // sends the inputs of the predicted ticks it entered and interpolates.
 func (j *jit) clientFrame(t, cNow time.Duration) {
-	if j.c.sys == nil {
-		j.lastNow = cNow
-		return
-	}
 	s := j.s
 	v := j.view(cNow)
 	j.lastNow = cNow
+	// The policies run every frame (their timelines advance with the
+	// client's), the game only once netclock's tick system has started.
+	started := j.c.sys != nil
+	// Each frame: the timelines advance, then the snapshots that arrived
+	// since the last frame are received (a policy adjusts to them from
+	// the next frame on), then the frame interpolates and sends.
+	j.tl = j.tl[:0]
+	for _, m := range j.models {
+		pred, server := m.policy.Timelines(v)
+		j.tl = append(j.tl, [2]time.Duration{pred, server})
+	}
+	for _, msg := range j.pending {
+		at := time.Duration(msg.Tick) * j.tick
+		j.recv.add(at)
+		for _, m := range j.models {
+			m.policy.Snapshot(v, at, m.fbs[msg.Seq])
+		}
+	}
+	j.pending = j.pending[:0]
 	truth := s.server.Read(t)
-	measured := t >= j.o.Warmup && t < j.o.Duration-jitTail
 	newest, any := j.recv.newest()
-	if measured && any {
+	measured := started && any && t >= j.o.Warmup && t < j.o.Duration-jitTail
+	if measured {
 		j.frames++
 		j.needInt = append(j.needInt, ms(truth-newest))
 	}
 	for i, m := range j.models {
-		pred, server := m.policy.Timelines(v)
+		pred, server := j.tl[i][0], j.tl[i][1]
+		if !started {
+			continue
+		}
 		last := int64(pred / j.tick) // the predicted tick now
 		if m.next < 0 || last-m.next > maxCatchUp {
 			m.next = last
@@ -295,7 +312,7 @@ func (j *jit) clientFrame(t, cNow time.Duration) {
 				s.push(at, evInput, Msg{Seq: uint64(i), Tick: m.next})
 			}
 		}
-		if measured && any {
+		if measured {
 			m.delays = append(m.delays, ms(truth-server))
 			if !j.recv.fed(server) {
 				m.starved++
