@@ -2,6 +2,7 @@ package harness
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -15,7 +16,8 @@ import (
 // client interpolates at its server time every frame. Every model runs
 // over netclock's clock (the KindNetclock systems), on its own copy of the
 // run's network (same profile and seed, so the same events), so the
-// clock's own pings, and every existing figure, are unchanged.
+// clock's own pings, and every existing figure, are unchanged. A run with
+// Buffers keeps about 40 more bytes per client frame and model.
 type BufferOptions struct {
 	// SnapshotEvery is the snapshot interval in server ticks. Default 1.
 	SnapshotEvery int
@@ -56,6 +58,13 @@ const (
 	oracleStarved = 0.01 // starved frames
 	jitTail       = time.Second
 	maxCatchUp    = 1024 // ticks sent in one frame at most
+	// keepSnapshots is how far behind the newest snapshot the client
+	// keeps the ones it received: an interpolation time further back is
+	// starved.
+	keepSnapshots = 10 * time.Second
+	// fbRing is how many snapshots' feedback the server remembers for
+	// delivery (18 minutes at 60 Hz: longer than any simulated delay).
+	fbRing = 1 << 16
 )
 
 // OracleLead is the smallest constant send lead that puts a fraction q of
@@ -94,6 +103,14 @@ func (s *snapshots) add(t time.Duration) {
 	i, found := slices.BinarySearch(s.at, t)
 	if !found {
 		s.at = slices.Insert(s.at, i, t)
+	}
+	// Forget what is more than keepSnapshots older than the newest, in
+	// batches, so that memory stays bounded on long runs.
+	if n := len(s.at); n >= 2048 {
+		cut, _ := slices.BinarySearch(s.at, s.at[n-1]-keepSnapshots)
+		if cut >= n/2 {
+			s.at = append(s.at[:0], s.at[cut:]...)
+		}
 	}
 }
 
@@ -142,7 +159,7 @@ type jitModel struct {
 	leads   []float64 // ms, delivered inputs in the window
 	delays  []float64 // ms, frames after the warm-up
 	starved int
-	fbs     []Feedback // the feedback each snapshot carried, by index
+	fbs     []Feedback // the feedback each snapshot carried, by index mod fbRing
 }
 
 // jit measures the buffer models over a netclock client in one run.
@@ -161,7 +178,7 @@ type jit struct {
 	recv     snapshots
 	pending  []Msg // snapshots arrived since the last client frame
 	tl       [][2]time.Duration
-	snaps    int64
+	snaps    uint64
 	frames   int
 	lastNow  time.Duration
 }
@@ -179,7 +196,7 @@ func newJIT(o Options, s *sim, c *ncClient) (*jit, error) {
 		b.SnapshotEvery = 1
 	}
 	if b.SnapshotEvery < 0 {
-		return nil, errors.New("negative snapshot interval")
+		return nil, errors.New("buffers: negative snapshot interval")
 	}
 	if b.Models == nil {
 		b.Models = BufferModels()
@@ -190,11 +207,14 @@ func newJIT(o Options, s *sim, c *ncClient) (*jit, error) {
 		return nil, err
 	}
 	for _, m := range b.Models {
+		if m.Name == "" || m.New == nil {
+			return nil, fmt.Errorf("buffer model %q: needs a name and New", m.Name)
+		}
 		up, _, err := o.Profile.NewLinks(o.Seed)
 		if err != nil {
 			return nil, err
 		}
-		j.models = append(j.models, &jitModel{name: m.Name, policy: m.New(), up: up, next: -1})
+		j.models = append(j.models, &jitModel{name: m.Name, policy: m.New(), up: up, next: -1, fbs: make([]Feedback, fbRing)})
 	}
 	return j, nil
 }
@@ -226,10 +246,10 @@ func (j *jit) serverFrame(k int64) {
 		return
 	}
 	for _, m := range j.models {
-		m.fbs = append(m.fbs, m.age)
+		m.fbs[j.snaps%fbRing] = m.age
 	}
 	for _, at := range j.down.SendAppend(s.buf[:0], s.now) {
-		s.push(at, evSnapshot, Msg{Tick: k, Seq: uint64(j.snaps)})
+		s.push(at, evSnapshot, Msg{Tick: k, Seq: j.snaps})
 	}
 	j.snaps++
 }
@@ -284,7 +304,7 @@ func (j *jit) clientFrame(t, cNow time.Duration) {
 		at := time.Duration(msg.Tick) * j.tick
 		j.recv.add(at)
 		for _, m := range j.models {
-			m.policy.Snapshot(v, at, m.fbs[msg.Seq])
+			m.policy.Snapshot(v, at, m.fbs[msg.Seq%fbRing])
 		}
 	}
 	j.pending = j.pending[:0]

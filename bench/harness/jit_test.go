@@ -246,3 +246,75 @@ func TestBuffersLAN(t *testing.T) {
 		}
 	}
 }
+
+func TestSnapshotsForgetOld(t *testing.T) {
+	var s snapshots
+	tick := ServerFrame
+	n := 4000 // 66 s of 60 Hz snapshots
+	for k := range n {
+		s.add(time.Duration(k) * tick)
+	}
+	newest, _ := s.newest()
+	if newest != time.Duration(n-1)*tick {
+		t.Errorf("newest %v, want %v", newest, time.Duration(n-1)*tick)
+	}
+	if oldest := s.at[0]; newest-oldest > keepSnapshots+1024*tick || len(s.at) >= 2048 {
+		t.Errorf("kept %d snapshots back to %v before the newest", len(s.at), newest-oldest)
+	}
+	if !s.fed(newest-keepSnapshots/2) || s.fed(0) {
+		t.Error("fed: want the last 5 s fed and the first snapshot forgotten")
+	}
+}
+
+func TestBufferModelValidation(t *testing.T) {
+	p := netsim.Profile{Name: "perfect"}
+	for _, b := range []BufferOptions{
+		{SnapshotEvery: -1},
+		{Models: []BufferModel{{Name: "no-new"}}},
+		{Models: []BufferModel{{New: BufferModels()[0].New}}},
+	} {
+		if _, err := Run(Options{Profile: p, Duration: 20 * time.Second, Systems: []System{Netclock()}, Buffers: &b}); err == nil {
+			t.Errorf("%+v: no error", b)
+		}
+	}
+}
+
+func TestSummarizeBuffers(t *testing.T) {
+	run := func(onTime, lead, starved, delay, oLead, oInt float64) suiteRun {
+		return suiteRun{oracleLead: oLead, oracleInt: oInt, buffers: []BufferResult{{Model: "m", InputsOnTime: onTime,
+			InputLeadMS: MeanP99{lead, 2 * lead}, StarvedFrames: starved, InterpDelayMS: MeanP99{delay, delay + 1}}}}
+	}
+	var sr ScenarioResult
+	summarizeBuffers(&sr, []suiteRun{run(0.9, 10, 0.1, 50, 5, 40), run(1, 30, 0, 70, 7, 60), run(0.95, 20, 0.2, 60, 6, 50)})
+	want := ScenarioResult{
+		OracleLeadMS:        &Spread{6, 5, 7},
+		OracleInterpDelayMS: &Spread{50, 40, 60},
+		Buffers: []BufferSummary{{Model: "m", InputsOnTime: Spread{0.95, 0.9, 1}, InputsLost: Spread{0, 0, 0},
+			InputLeadMS: MeanP99Spread{Spread{20, 10, 30}, Spread{40, 20, 60}}, StarvedFrames: Spread{0.1, 0, 0.2},
+			InterpDelayMS: MeanP99Spread{Spread{60, 50, 70}, Spread{61, 51, 71}}}},
+	}
+	if diff := cmp.Diff(want, sr); diff != "" {
+		t.Errorf("summary (-want +got):\n%s", diff)
+	}
+	var none ScenarioResult
+	summarizeBuffers(&none, []suiteRun{{}})
+	if none.Buffers != nil || none.OracleLeadMS != nil {
+		t.Errorf("without buffers: %+v", none)
+	}
+}
+
+func TestSuiteBuffers(t *testing.T) {
+	p, _ := netsim.ProfileByName("lan")
+	rep, err := RunSuite(t.Context(), SuiteOptions{Profiles: []netsim.Profile{p}, Seeds: 2, Duration: 40 * time.Second,
+		Systems: []System{Netclock()}, Buffers: &BufferOptions{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Results[0]
+	if len(r.Buffers) != len(BufferModels()) || r.OracleLeadMS == nil || r.OracleInterpDelayMS == nil {
+		t.Fatalf("scenario %+v", r)
+	}
+	if nc := r.Buffers[0]; nc.Model != "netclock-fixed" || nc.InputsOnTime.Min < 0.99 {
+		t.Errorf("netclock-fixed on lan: %+v", nc)
+	}
+}
