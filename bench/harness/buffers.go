@@ -56,10 +56,12 @@ type BufferPolicy interface {
 	Snapshot(v View, at time.Duration, fb Feedback)
 }
 
-// BufferModel names a policy; New builds a fresh one for each run.
+// BufferModel names a policy to measure.
 type BufferModel struct {
+	// Name is the model's name in the results, such as "n4e". Required.
 	Name string
-	New  func() BufferPolicy
+	// New builds a fresh policy for each run. Required.
+	New func() BufferPolicy
 }
 
 // BufferModels returns the models compared by default: netclock's fixed

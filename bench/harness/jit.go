@@ -321,6 +321,8 @@ func (j *jit) clientFrame(t, cNow time.Duration) {
 			continue
 		}
 		last := int64(pred / j.tick) // the predicted tick now
+		// A jump of more than maxCatchUp ticks (a reset, a resume) skips
+		// the ticks in between instead of flooding the server.
 		if m.next < 0 || last-m.next > maxCatchUp {
 			m.next = last
 		}

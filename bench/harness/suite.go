@@ -97,7 +97,8 @@ type ScenarioResult struct {
 	OracleInterpDelayMS *Spread         `json:"oracle_interp_delay_ms,omitempty"`
 }
 
-// BufferSummary is a BufferResult over several run seeds.
+// BufferSummary is a BufferResult over several run seeds: each figure's
+// median and range (the means and p99s of each run, summarized).
 type BufferSummary struct {
 	Model         string        `json:"model"`
 	InputsOnTime  Spread        `json:"inputs_on_time"`
