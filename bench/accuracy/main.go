@@ -9,6 +9,13 @@
 //	go run ./bench/accuracy -profile all -ping 100ms      # everyone at equal data
 //	go run ./bench/accuracy -profile random -seed 42      # one random scenario
 //	go run ./bench/accuracy -suite 200 -seeds 5           # 200 random scenarios
+//	go run ./bench/accuracy -profile all -seeds 5 -inputs # inputs on time, starved frames
+//
+// -inputs also simulates a game over each netclock system's clock: an
+// input every predicted tick, a snapshot every -snapshot-every server
+// ticks, interpolation every frame, under each buffer model (netclock's
+// fixed buffers, NGO, Netcode for Entities, Mirror), against the hindsight
+// oracle (see harness.BufferOptions).
 //
 // Profiles are netsim's named profiles (-list), JSON files in netsim's
 // format (see `go doc github.com/netclock/netclock/netsim`), "random" (the
@@ -74,6 +81,8 @@ func run(args []string, out io.Writer) error {
 	first := fs.Uint64("first", 1, "first scenario of -suite")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "runs at once in -suite")
 	worst := fs.Int("worst", 10, "worst scenarios to list in -suite")
+	inputs := fs.Bool("inputs", false, "also measure inputs on time and interpolation starvation per buffer model, with the hindsight oracle")
+	snapEvery := fs.Int("snapshot-every", 1, "with -inputs: the server's snapshot interval, in ticks")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -111,6 +120,12 @@ func run(args []string, out io.Writer) error {
 		return errors.New("-first must be at least 1")
 	case *parallel < 1:
 		return fmt.Errorf("-parallel must be at least 1, got %d", *parallel)
+	case *snapEvery < 1 || *snapEvery > 600:
+		return fmt.Errorf("-snapshot-every must be in [1, 600] ticks, got %d", *snapEvery)
+	}
+	var buffers *harness.BufferOptions
+	if *inputs {
+		buffers = &harness.BufferOptions{SnapshotEvery: *snapEvery}
 	}
 	syss, err := selectSystems(*systems, *ping, *pings)
 	if err != nil {
@@ -121,7 +136,7 @@ func run(args []string, out io.Writer) error {
 			return fmt.Errorf("-suite %d: at most 100000 scenarios", *suite)
 		}
 		rep, err := harness.RunSuite(context.Background(), harness.SuiteOptions{Scenarios: *suite, First: *first, Seeds: *seeds,
-			Duration: *duration, Warmup: *warmup, Systems: syss, Parallel: *parallel, Worst: *worst})
+			Duration: *duration, Warmup: *warmup, Systems: syss, Parallel: *parallel, Worst: *worst, Buffers: buffers})
 		if err != nil {
 			return err
 		}
@@ -138,7 +153,7 @@ func run(args []string, out io.Writer) error {
 	if *profile == "all" && seedsSet {
 		// Every named profile over -seeds run seeds: a table of medians.
 		rep, err := harness.RunSuite(context.Background(), harness.SuiteOptions{Profiles: netsim.Profiles(), Seeds: *seeds,
-			Duration: *duration, Warmup: *warmup, Systems: syss, Parallel: *parallel})
+			Duration: *duration, Warmup: *warmup, Systems: syss, Parallel: *parallel, Buffers: buffers})
 		if err != nil {
 			return err
 		}
@@ -148,6 +163,9 @@ func run(args []string, out io.Writer) error {
 			return enc.Encode(rep)
 		}
 		printProfiles(out, rep, len(syss))
+		if buffers != nil {
+			printProfileBuffers(out, rep)
+		}
 		return nil
 	}
 	var profiles []netsim.Profile
@@ -167,7 +185,7 @@ func run(args []string, out io.Writer) error {
 	var reports []harness.Report
 	for _, p := range profiles {
 		rep, err := harness.Run(harness.Options{Profile: p, Seed: *seed, Duration: *duration,
-			Warmup: *warmup, TraceEvery: trace, Systems: syss})
+			Warmup: *warmup, TraceEvery: trace, Systems: syss, Buffers: buffers})
 		if err != nil {
 			return err
 		}
@@ -183,6 +201,7 @@ func run(args []string, out io.Writer) error {
 	}
 	for _, rep := range reports {
 		printTable(out, rep)
+		printBuffers(out, rep)
 	}
 	if *plotFile != "" {
 		return writePlot(out, *plotFile, reports, *warmup)

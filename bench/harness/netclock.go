@@ -68,6 +68,7 @@ type ncClient struct {
 	resets int
 
 	firstPong time.Duration
+	srtt      time.Duration // smoothed RTT (1/8 gain), for the buffer models
 }
 
 // Ping implements Pacer: the connect burst, then the steady interval.
@@ -97,6 +98,11 @@ func (c *ncClient) Receive(m Msg, now time.Duration) {
 		c.firstPong = now
 	}
 	s := provider.Sample{ClientSend: m.T1, ServerReceive: m.T2, ServerSend: m.T3, ClientReceive: now}
+	if rtt := now - m.T1 - (m.T3 - m.T2); c.srtt == 0 {
+		c.srtt = rtt
+	} else {
+		c.srtt += (rtt - c.srtt) / 8
+	}
 	if c.est.Observe(s) != nil {
 		return
 	}

@@ -35,6 +35,10 @@ type Options struct {
 	// TraceEvery samples each system's error into Result.Trace at this
 	// interval; 0 records no trace.
 	TraceEvery time.Duration
+	// Buffers, if set, also measures inputs and interpolation over each
+	// netclock system's clock (Result.Buffers); nil measures neither and
+	// costs nothing.
+	Buffers *BufferOptions
 }
 
 // Systems returns netclock followed by the seed baselines.
@@ -78,6 +82,23 @@ type Result struct {
 	// and running slow (< −500 ppm), per minute after the warm-up: steady
 	// oscillation.
 	ReversalsPerMin float64 `json:"reversals_per_min"`
+	// Buffers holds the input and interpolation measurements of each
+	// buffer model over this system's clock (Options.Buffers; netclock
+	// systems only).
+	Buffers []BufferResult `json:"buffers,omitempty"`
+	// OracleSendLeadMS is the hindsight oracle's lead: the smallest
+	// constant time before its tick (server clock) to send each input so
+	// that 99% of this run's inputs arrive on time, ms (the p99 of the
+	// one-way delay of inputs sent at their tick's start; see
+	// OracleLead). OracleLeadMS is how long before their tick the
+	// oracle's inputs arrive, on average, ms: the figure to compare with
+	// each model's InputLeadMS.Mean. OracleInterpDelayMS is the smallest
+	// constant interpolation delay (true server time − interpolation
+	// time) that would have starved at most 1% of its frames, ms. Set
+	// with Buffers.
+	OracleSendLeadMS    *float64 `json:"oracle_send_lead_ms,omitempty"`
+	OracleLeadMS        *float64 `json:"oracle_lead_ms,omitempty"`
+	OracleInterpDelayMS *float64 `json:"oracle_interp_delay_ms,omitempty"`
 	// Trace holds samples of the error and bound if Options.TraceEvery is
 	// set.
 	Trace []TracePoint `json:"-"`
@@ -262,6 +283,12 @@ func runOne(o Options, sys System) (Result, error) {
 	})
 	client, server := sys.New(toServer, toClient)
 	pacer, paced := client.(Pacer)
+	var jt *jit
+	if nc, ok := client.(*ncClient); ok && o.Buffers != nil {
+		if jt, err = newJIT(o, s, nc); err != nil {
+			return Result{}, err
+		}
+	}
 
 	s.push(0, evClientFrame, Msg{})
 	if paced {
@@ -282,7 +309,7 @@ func runOne(o Options, sys System) (Result, error) {
 			// The client sleeps: what arrives for it is lost, its
 			// frames and timers run again when it wakes.
 			switch ev.kind {
-			case evToClient:
+			case evToClient, evSnapshot:
 				continue
 			case evClientFrame, evClientPing:
 				s.push(until, ev.kind, ev.msg)
@@ -299,6 +326,9 @@ func runOne(o Options, sys System) (Result, error) {
 			s.push(s.now+max(next, time.Microsecond), evClientPing, Msg{})
 		case evServerFrame:
 			server.Frame(sc.Read(s.now))
+			if jt != nil {
+				jt.serverFrame(int64(serverFrames / ServerFrame))
+			}
 			serverFrames += ServerFrame
 			s.push(sc.TrueTimeAfter(serverFrames, s.now+1), evServerFrame, Msg{})
 		case evClientFrame:
@@ -313,13 +343,21 @@ func runOne(o Options, sys System) (Result, error) {
 			}
 			bound, hasBound := client.Bound(now)
 			m.frame(s.now, shared-truth, timeline-truth, bound, hasBound)
+			if jt != nil {
+				jt.clientFrame(s.now, now)
+			}
 			s.push(s.now+frames.Next(), evClientFrame, Msg{})
+		case evInput, evSnapshot, evProbe:
+			jt.deliver(ev, sc.Read(s.now), cc.Read(s.now))
 		}
 	}
 	r := m.result(sys.Name)
 	r.Kind, r.PingS = sys.Kind, sys.Ping.Seconds()
 	if rs, ok := client.(Resetter); ok {
 		r.Resets = rs.Resets()
+	}
+	if jt != nil {
+		jt.results(&r)
 	}
 	return r, nil
 }

@@ -38,6 +38,9 @@ type SuiteOptions struct {
 	// First are then ignored): the named profiles, say, as a table of
 	// medians over run seeds.
 	Profiles []netsim.Profile
+	// Buffers, if set, measures inputs and interpolation as in Options;
+	// each ScenarioResult then holds the medians.
+	Buffers *BufferOptions
 }
 
 // Spread is the median and range of a figure over several values.
@@ -86,6 +89,29 @@ type ScenarioResult struct {
 	// worst run.
 	BestSeed string `json:"best_seed,omitempty"`
 	BestRef  string `json:"best_ref,omitempty"`
+	// Buffers holds each buffer model's measurements over the run seeds,
+	// and OracleLeadMS, OracleInterpDelayMS the oracle's (with
+	// SuiteOptions.Buffers).
+	Buffers             []BufferSummary `json:"buffers,omitempty"`
+	OracleLeadMS        *Spread         `json:"oracle_lead_ms,omitempty"`
+	OracleInterpDelayMS *Spread         `json:"oracle_interp_delay_ms,omitempty"`
+}
+
+// BufferSummary is a BufferResult over several run seeds: each figure's
+// median and range (the means and p99s of each run, summarized).
+type BufferSummary struct {
+	Model         string        `json:"model"`
+	InputsOnTime  Spread        `json:"inputs_on_time"`
+	InputsLost    Spread        `json:"inputs_lost"`
+	InputLeadMS   MeanP99Spread `json:"input_lead_ms"`
+	StarvedFrames Spread        `json:"starved_frames"`
+	InterpDelayMS MeanP99Spread `json:"interp_delay_ms"`
+}
+
+// MeanP99Spread is a MeanP99 over several run seeds.
+type MeanP99Spread struct {
+	Mean Spread `json:"mean"`
+	P99  Spread `json:"p99"`
 }
 
 // Worst is the larger of the two median ratios.
@@ -132,6 +158,8 @@ type SuiteReport struct {
 type suiteRun struct {
 	p99, vsSeed, vsRef, cov float64
 	bestSeed, bestRef       string
+	buffers                 []BufferResult
+	oracleLead, oracleInt   float64
 }
 
 // RunSuite runs every system on Scenarios random scenarios with Seeds run
@@ -180,7 +208,7 @@ func RunSuite(ctx context.Context, o SuiteOptions) (SuiteReport, error) {
 			defer wg.Done()
 			for j := range jobs {
 				p := o.profile(j.scenario)
-				rep, err := Run(Options{Profile: p, Seed: uint64(j.seed + 1), Duration: o.Duration, Warmup: o.Warmup, Systems: o.Systems})
+				rep, err := Run(Options{Profile: p, Seed: uint64(j.seed + 1), Duration: o.Duration, Warmup: o.Warmup, Systems: o.Systems, Buffers: o.Buffers})
 				if err != nil {
 					errs <- fmt.Errorf("scenario %d seed %d: %w", o.First+uint64(j.scenario), j.seed+1, err)
 					return
@@ -234,6 +262,9 @@ func summarizeRun(rep Report) suiteRun {
 		switch x.Kind {
 		case KindNetclock:
 			r.p99 = p
+			if x.Buffers != nil && r.buffers == nil {
+				r.buffers, r.oracleLead, r.oracleInt = x.Buffers, *x.OracleLeadMS, *x.OracleInterpDelayMS
+			}
 			if x.BoundCoverage != nil {
 				r.cov = *x.BoundCoverage
 			}
@@ -311,6 +342,7 @@ func summarizeSuite(o SuiteOptions, runs [][]suiteRun) SuiteReport {
 			}
 		}
 		sr.P99MS, sr.Coverage = spreadOf(p99), spreadOf(c)
+		summarizeBuffers(&sr, rs)
 		if sp := spreadOf(s); !math.IsNaN(sp.Median) {
 			sr.VsSeed = &sp
 			vsSeed = append(vsSeed, sp.Median)
@@ -343,4 +375,29 @@ func nanTo0(x float64) float64 {
 		return 0
 	}
 	return x
+}
+
+// summarizeBuffers fills sr's buffer figures from its runs, if measured.
+func summarizeBuffers(sr *ScenarioResult, rs []suiteRun) {
+	if len(rs) == 0 || rs[0].buffers == nil {
+		return
+	}
+	var lead, interp []float64
+	for _, x := range rs {
+		lead, interp = append(lead, x.oracleLead), append(interp, x.oracleInt)
+	}
+	l, i := spreadOf(lead), spreadOf(interp)
+	sr.OracleLeadMS, sr.OracleInterpDelayMS = &l, &i
+	for m, b := range rs[0].buffers {
+		var onTime, lost, leadMean, leadP99, starved, delayMean, delayP99 []float64
+		for _, x := range rs {
+			y := x.buffers[m]
+			onTime, lost, starved = append(onTime, y.InputsOnTime), append(lost, y.InputsLost), append(starved, y.StarvedFrames)
+			leadMean, leadP99 = append(leadMean, y.InputLeadMS.Mean), append(leadP99, y.InputLeadMS.P99)
+			delayMean, delayP99 = append(delayMean, y.InterpDelayMS.Mean), append(delayP99, y.InterpDelayMS.P99)
+		}
+		sr.Buffers = append(sr.Buffers, BufferSummary{Model: b.Model, InputsOnTime: spreadOf(onTime), InputsLost: spreadOf(lost),
+			InputLeadMS: MeanP99Spread{spreadOf(leadMean), spreadOf(leadP99)}, StarvedFrames: spreadOf(starved),
+			InterpDelayMS: MeanP99Spread{spreadOf(delayMean), spreadOf(delayP99)}})
+	}
 }
