@@ -164,6 +164,10 @@ func (e *Estimator) detectSteps() Event {
 		// tracker follows it bin by bin.
 		e.acquiring = 4 * acquireSamples
 		e.slewing = true
+		// The rate just changed: until the drift is fitted again on what
+		// followed, it is known no better than the prior says, and the
+		// bound must say so.
+		e.fitted = false
 		e.stats.ClockShifts++
 		return EventClockShift
 	}
