@@ -11,6 +11,7 @@ import (
 
 	"github.com/quic-go/quic-go"
 
+	"github.com/netclock/netclock/internal/wire"
 	"github.com/netclock/netclock/nettime"
 )
 
@@ -61,7 +62,7 @@ func (c *Client) SendReliableAt(ctx context.Context, stamp nettime.Time, payload
 		}
 		l.out = str
 	}
-	frame := AppendMessageFrame(nil, Message{Stamp: stamp, Payload: payload})
+	frame := wire.AppendMessageFrame(nil, wire.Message{Stamp: stamp, Payload: payload})
 	if err := writeFrame(ctx, l.out, frame); err != nil {
 		if cerr := ctx.Err(); cerr == nil || !errors.Is(err, cerr) {
 			// The stream failed: the next message opens another.
@@ -125,12 +126,12 @@ func (c *Client) SendUnreliableAt(stamp nettime.Time, payload []byte) error {
 	if err != nil {
 		return err
 	}
-	m := Message{Stamp: stamp, Payload: payload}
+	m := wire.Message{Stamp: stamp, Payload: payload}
 	if l.session.Mode == ModeStream {
 		if err := c.sendNoWait(l, m); err != nil {
 			return err
 		}
-	} else if err := l.conn.SendDatagram(AppendMessage(nil, m)); err != nil {
+	} else if err := l.conn.SendDatagram(wire.AppendMessage(nil, m)); err != nil {
 		var tl *quic.DatagramTooLargeError
 		if errors.As(err, &tl) {
 			return fmt.Errorf("transport: unreliable message of %d bytes: %w: %w", len(payload), ErrTooLarge, err)
@@ -145,7 +146,7 @@ func (c *Client) SendUnreliableAt(stamp nettime.Time, payload []byte) error {
 
 // sendNoWait queues m on l's reliable stream if it can be done without
 // blocking.
-func (c *Client) sendNoWait(l *link, m Message) error {
+func (c *Client) sendNoWait(l *link, m wire.Message) error {
 	select {
 	case c.sendSem <- struct{}{}:
 	default:
@@ -159,7 +160,7 @@ func (c *Client) sendNoWait(l *link, m Message) error {
 		}
 		l.out = str
 	}
-	if err := l.out.TryWriteAll(AppendMessageFrame(nil, m)); err != nil {
+	if err := l.out.TryWriteAll(wire.AppendMessageFrame(nil, m)); err != nil {
 		if errors.Is(err, quic.ErrWouldBlock) {
 			return fmt.Errorf("transport: sending a message: %w: %w", ErrBackpressure, err)
 		}
@@ -214,7 +215,8 @@ func (c *Client) Age(stamp nettime.Time) (d time.Duration, ok bool) {
 
 // receiveDatagram parses a message datagram and queues it for delivery.
 func (c *Client) receiveDatagram(b []byte, at time.Duration, d *dispatcher) {
-	m, err := ParseMessage(b)
+	wm, err := wire.ParseMessage(b)
+	m := fromWire(wm)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err != nil {
@@ -263,9 +265,10 @@ func (c *Client) acceptStreams(l *link, wg *sync.WaitGroup) {
 // it ends or breaks. A malformed frame is counted and stops the stream.
 func (c *Client) readStream(ctx context.Context, str *quic.ReceiveStream) {
 	for {
-		m, err := readMessageFrame(str)
+		wm, err := wire.ReadMessageFrame(str)
+		m := fromWire(wm)
 		if err != nil {
-			if errors.Is(err, ErrMalformed) || errors.Is(err, ErrVersion) {
+			if errors.Is(err, wire.ErrMalformed) || errors.Is(err, wire.ErrVersion) {
 				c.mu.Lock()
 				c.msgsBad++
 				c.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/netclock/netclock/internal/wire"
 	"github.com/netclock/netclock/nettime"
 )
 
@@ -27,6 +28,20 @@ type Message struct {
 	// (Client.LocalTime) on a client. Not sent on the wire.
 	Received time.Duration
 }
+
+// Sizes of user messages' payloads, in bytes.
+const (
+	// MaxReliablePayload is the largest payload of a reliable message
+	// (64 KiB). It bounds what a peer can make the receiver buffer.
+	MaxReliablePayload = wire.MaxReliablePayload
+	// MaxUnreliablePayload is the largest payload of an unreliable
+	// message (1085 bytes): with its header it fits a QUIC datagram in a
+	// 1200-byte packet, the size every QUIC path carries.
+	MaxUnreliablePayload = wire.MaxUnreliablePayload
+)
+
+// fromWire returns the user message of a decoded one.
+func fromWire(m wire.Message) Message { return Message{Stamp: m.Stamp, Payload: m.Payload} }
 
 // unreliableQueueLen and unreliableQueueBytes bound the unreliable
 // messages waiting for the message handler per connection: count and

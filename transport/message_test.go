@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/quic-go/quic-go"
 
+	"github.com/netclock/netclock/internal/wire"
 	"github.com/netclock/netclock/nettime"
 )
 
@@ -91,6 +92,14 @@ func withPayload(p []byte) func(Message) bool {
 }
 
 // ignoreLocal leaves the receiver's Received time out of a comparison.
+// cmpMessages compares Messages: nettime.Time by ==, payloads by
+// bytes.Equal (nil and empty alike, and fast: cmp walks a []byte element
+// by element).
+var cmpMessages = cmp.Options{
+	cmp.Comparer(func(a, b nettime.Time) bool { return a == b }),
+	cmp.Comparer(bytes.Equal),
+}
+
 var ignoreLocal = cmpopts.IgnoreFields(Message{}, "Received")
 
 func TestMessages(t *testing.T) {
@@ -382,10 +391,10 @@ func rawClientWith(t *testing.T, srv *Server, datagrams bool) *quic.Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := str.Write(AppendClientHello(nil, ClientHello{})); err != nil {
+	if _, err := str.Write(wire.AppendClientHello(nil, wire.ClientHello{})); err != nil {
 		t.Fatal(err)
 	}
-	if h, err := readServerHello(str); err != nil || h.Status != StatusOK {
+	if h, err := wire.ReadServerHello(str); err != nil || h.Status != wire.StatusOK {
 		t.Fatalf("server hello %+v, %v", h, err)
 	}
 	return raw
@@ -399,7 +408,7 @@ func TestMalformedMessages(t *testing.T) {
 	raw := rawClient(t, srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	good := AppendMessageFrame(nil, Message{Stamp: nettime.New(60, time.Second), Payload: []byte("good")})
+	good := wire.AppendMessageFrame(nil, wire.Message{Stamp: nettime.New(60, time.Second), Payload: []byte("good")})
 	badStamp := bytes.Clone(good)
 	badStamp[4+2+4] = 0 // the stamp's rate (00 00 00 3c): 0, with a nonzero time
 	for i, tc := range []struct {
@@ -447,7 +456,7 @@ func TestMalformedMessages(t *testing.T) {
 		return srv.Stats().Malformed == before+4
 	})
 	// The connection still gets pongs.
-	ping := AppendPing(nil, Ping{Seq: 1, ClientSend: 5})
+	ping := wire.AppendPing(nil, wire.Ping{Seq: 1, ClientSend: 5})
 	pongs := make(chan []byte, 16)
 	go func() {
 		for {
@@ -459,7 +468,7 @@ func TestMalformedMessages(t *testing.T) {
 		}
 	}()
 	b := receive(t, pongs, true, func([]byte) bool { return true }, func() error { return raw.SendDatagram(ping) })
-	if p, err := ParsePong(b); err != nil || p.Seq != 1 {
+	if p, err := wire.ParsePong(b); err != nil || p.Seq != 1 {
 		t.Errorf("pong %+v, %v", p, err)
 	}
 	if ss := srv.Stats(); ss.Clients != 1 || ss.MessagesReceived != 5 {
@@ -490,10 +499,10 @@ func TestClientMalformedMessages(t *testing.T) {
 		if err != nil {
 			return
 		}
-		if _, err := readClientHello(str); err != nil {
+		if _, err := wire.ReadClientHello(str); err != nil {
 			return
 		}
-		str.Write(AppendServerHello(nil, ServerHello{TickRate: 60, Epoch: 1}))
+		str.Write(wire.AppendServerHello(nil, wire.ServerHello{TickRate: 60, Epoch: 1}))
 		str.Close()
 		serverConn <- conn
 	}()
@@ -509,7 +518,7 @@ func TestClientMalformedMessages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	good := AppendMessageFrame(nil, Message{Stamp: nettime.New(60, 0), Payload: []byte("ok")})
+	good := wire.AppendMessageFrame(nil, wire.Message{Stamp: nettime.New(60, 0), Payload: []byte("ok")})
 	if _, err := str.Write(append(good, 0xff, 0xff, 0xff, 0xff)); err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/quic-go/quic-go"
 
+	"github.com/netclock/netclock/internal/wire"
 	"github.com/netclock/netclock/nettime"
 )
 
@@ -127,7 +128,7 @@ func (s *Server) Send(id ClientID, reliable bool, stamp nettime.Time, payload []
 	if sc == nil {
 		return fmt.Errorf("transport: send to client %d: %w", id, ErrUnknownClient)
 	}
-	if err := sc.send(reliable, Message{Stamp: stamp, Payload: payload}); err != nil {
+	if err := sc.send(reliable, wire.Message{Stamp: stamp, Payload: payload}); err != nil {
 		return fmt.Errorf("transport: send to client %d: %w", id, err)
 	}
 	s.msgsSent.Add(1)
@@ -149,7 +150,7 @@ func (s *Server) Broadcast(reliable bool, stamp nettime.Time, payload []byte) er
 	s.mu.Unlock()
 	slices.SortFunc(scs, func(a, b *serverClient) int { return cmp.Compare(a.id, b.id) })
 	var errs []error
-	m := Message{Stamp: stamp, Payload: payload}
+	m := wire.Message{Stamp: stamp, Payload: payload}
 	for _, sc := range scs {
 		if err := sc.send(reliable, m); err != nil {
 			errs = append(errs, fmt.Errorf("transport: send to client %d: %w", sc.id, err))
@@ -178,12 +179,12 @@ func checkPayload(reliable bool, n int) error {
 }
 
 // send sends m to the client without blocking on the network.
-func (sc *serverClient) send(reliable bool, m Message) error {
+func (sc *serverClient) send(reliable bool, m wire.Message) error {
 	if err := checkPayload(reliable, len(m.Payload)); err != nil {
 		return err
 	}
 	if !reliable && sc.mode == ModeDatagram {
-		if err := sc.conn.SendDatagram(AppendMessage(nil, m)); err != nil {
+		if err := sc.conn.SendDatagram(wire.AppendMessage(nil, m)); err != nil {
 			var tl *quic.DatagramTooLargeError
 			if errors.As(err, &tl) {
 				return fmt.Errorf("%w: %w", ErrTooLarge, err)
@@ -202,7 +203,7 @@ func (sc *serverClient) send(reliable bool, m Message) error {
 		}
 		sc.out = str
 	}
-	if err := sc.out.TryWriteAll(AppendMessageFrame(nil, m)); err != nil {
+	if err := sc.out.TryWriteAll(wire.AppendMessageFrame(nil, m)); err != nil {
 		if errors.Is(err, quic.ErrWouldBlock) {
 			return fmt.Errorf("%w: %w", ErrBackpressure, err)
 		}
@@ -216,7 +217,8 @@ func (sc *serverClient) send(reliable bool, m Message) error {
 
 // receiveDatagram parses a message datagram and queues it for delivery.
 func (s *Server) receiveDatagram(sc *serverClient, b []byte, at time.Duration, d *dispatcher) {
-	m, err := ParseMessage(b)
+	wm, err := wire.ParseMessage(b)
+	m := fromWire(wm)
 	if err != nil {
 		s.malformed.Add(1)
 		sc.log.Debug("netclock: dropped malformed message datagram", "len", len(b), "err", err)
@@ -262,10 +264,11 @@ func (s *Server) acceptStreams(sc *serverClient, wg *sync.WaitGroup) {
 // with the bytes received.
 func (s *Server) readStream(ctx context.Context, sc *serverClient, str *quic.ReceiveStream) {
 	for {
-		m, err := readMessageFrameWithin(str, str, s.cfg.FrameTimeout)
+		wm, err := wire.ReadMessageFrameWithin(str, str, s.cfg.FrameTimeout)
+		m := fromWire(wm)
 		if err != nil {
 			switch {
-			case errors.Is(err, ErrMalformed) || errors.Is(err, ErrVersion):
+			case errors.Is(err, wire.ErrMalformed) || errors.Is(err, wire.ErrVersion):
 				s.malformed.Add(1)
 				sc.log.Warn("netclock: malformed message frame; stream stopped", "err", err)
 				str.CancelRead(streamCodeMalformed)

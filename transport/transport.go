@@ -38,7 +38,9 @@
 // stateless reset (ServerConfig.StatelessResetKey), so that a client of a
 // restarted server reports not synchronized and reconnects at once.
 //
-// The wire format is in wire.go; TLS helpers for development in tls.go.
+// For development, DevCertificate makes a self-signed certificate that a
+// server presents and its clients pin (DevCert.ClientTLS in the same
+// process, PinnedClientTLS with its PEM in another).
 package transport
 
 import (
@@ -48,11 +50,26 @@ import (
 	"time"
 
 	"github.com/quic-go/quic-go"
+
+	"github.com/netclock/netclock/internal/wire"
 )
 
+// ALPN is the TLS application protocol netclock speaks. The server accepts
+// no other; a peer offering none of it fails the TLS handshake (ErrALPN).
+const ALPN = "netclock/1"
+
+// wireVersion is the protocol version a peer speaks: v, or by default
+// wire.ProtocolVersion (tests speak others).
+func wireVersion(v uint16) uint16 {
+	if v == 0 {
+		return wire.ProtocolVersion
+	}
+	return v
+}
+
 // Errors of the handshake and of the API. Errors returned by this package
-// wrap one of them (or one of the wire codec's, ErrMalformed and
-// ErrVersion) with %w, and keep the underlying quic-go error in the chain.
+// wrap one of them with %w, and keep the underlying quic-go error in the
+// chain.
 var (
 	// ErrVersionMismatch: client and server speak different protocol
 	// versions.
@@ -118,13 +135,13 @@ const (
 )
 
 // statusCode maps a refusal to the error code the connection closes with.
-func statusCode(s Status) quic.ApplicationErrorCode {
+func statusCode(s wire.Status) quic.ApplicationErrorCode {
 	switch s {
-	case StatusVersionMismatch:
+	case wire.StatusVersionMismatch:
 		return CodeVersionMismatch
-	case StatusTickRateMismatch:
+	case wire.StatusTickRateMismatch:
 		return CodeTickRateMismatch
-	case StatusServerFull:
+	case wire.StatusServerFull:
 		return CodeServerFull
 	}
 	return CodeProtocolViolation
@@ -187,9 +204,9 @@ func modeOf(conn *quic.Conn) Mode {
 	return ModeStream
 }
 
-// DefaultHelloTimeout is how long either side waits for the other's hello
+// defaultHelloTimeout is how long either side waits for the other's hello
 // when the config leaves HelloTimeout zero.
-const DefaultHelloTimeout = 5 * time.Second
+const defaultHelloTimeout = 5 * time.Second
 
 // QUIC defaults both sides use unless their QUICConfig sets the field.
 // quic-go's own defaults (no keep-alive, 30 s idle timeout) are tuned for
@@ -198,14 +215,14 @@ const DefaultHelloTimeout = 5 * time.Second
 // and a server can free the slot. The idle timeout in effect is the smaller
 // of the two sides'.
 const (
-	// DefaultKeepAlivePeriod is how often an otherwise idle connection
+	// defaultKeepAlivePeriod is how often an otherwise idle connection
 	// sends a keep-alive packet (2 s). Pings keep a healthy client's
 	// connection busy anyway; the keep-alive matters while pings are
 	// lost or held up. A negative QUICConfig.KeepAlivePeriod disables it.
-	DefaultKeepAlivePeriod = 2 * time.Second
-	// DefaultMaxIdleTimeout is how long a connection may receive nothing
+	defaultKeepAlivePeriod = 2 * time.Second
+	// defaultMaxIdleTimeout is how long a connection may receive nothing
 	// before it is closed as dead (10 s): five keep-alive periods.
-	DefaultMaxIdleTimeout = 10 * time.Second
+	defaultMaxIdleTimeout = 10 * time.Second
 )
 
 // Flow-control windows of the server unless its QUICConfig sets them.
@@ -215,14 +232,14 @@ const (
 // yet sits in these windows, so they bound what a client can make the
 // server buffer. Clients keep quic-go's defaults: they trust their server.
 const (
-	// DefaultStreamReceiveWindow is the initial and the largest receive
+	// defaultStreamReceiveWindow is the initial and the largest receive
 	// window of a stream on the server (64 KiB): a reliable message of the
 	// largest size per round trip, about 650 KB/s at 100 ms RTT.
-	DefaultStreamReceiveWindow = 64 << 10
-	// DefaultConnectionReceiveWindow is the initial and the largest
+	defaultStreamReceiveWindow = 64 << 10
+	// defaultConnectionReceiveWindow is the initial and the largest
 	// receive window of a connection on the server, all streams together
 	// (96 KiB).
-	DefaultConnectionReceiveWindow = 96 << 10
+	defaultConnectionReceiveWindow = 96 << 10
 )
 
 // Streams the protocol lets a peer open at once. The client opens two
@@ -249,12 +266,12 @@ func quicConfig(user *quic.Config, bidi, uni int64) *quic.Config {
 	}
 	switch {
 	case q.KeepAlivePeriod == 0:
-		q.KeepAlivePeriod = DefaultKeepAlivePeriod
+		q.KeepAlivePeriod = defaultKeepAlivePeriod
 	case q.KeepAlivePeriod < 0:
 		q.KeepAlivePeriod = 0 // quic-go: no keep-alive
 	}
 	if q.MaxIdleTimeout == 0 {
-		q.MaxIdleTimeout = DefaultMaxIdleTimeout
+		q.MaxIdleTimeout = defaultMaxIdleTimeout
 	}
 	q.MaxIncomingStreams, q.MaxIncomingUniStreams = bidi, uni
 	return q
@@ -265,16 +282,16 @@ func quicConfig(user *quic.Config, bidi, uni int64) *quic.Config {
 func serverQUICConfig(user *quic.Config) *quic.Config {
 	q := quicConfig(user, serverMaxBidiStreams, serverMaxUniStreams)
 	if q.InitialStreamReceiveWindow == 0 {
-		q.InitialStreamReceiveWindow = DefaultStreamReceiveWindow
+		q.InitialStreamReceiveWindow = defaultStreamReceiveWindow
 	}
 	if q.MaxStreamReceiveWindow == 0 {
-		q.MaxStreamReceiveWindow = max(q.InitialStreamReceiveWindow, DefaultStreamReceiveWindow)
+		q.MaxStreamReceiveWindow = max(q.InitialStreamReceiveWindow, defaultStreamReceiveWindow)
 	}
 	if q.InitialConnectionReceiveWindow == 0 {
-		q.InitialConnectionReceiveWindow = DefaultConnectionReceiveWindow
+		q.InitialConnectionReceiveWindow = defaultConnectionReceiveWindow
 	}
 	if q.MaxConnectionReceiveWindow == 0 {
-		q.MaxConnectionReceiveWindow = max(q.InitialConnectionReceiveWindow, DefaultConnectionReceiveWindow)
+		q.MaxConnectionReceiveWindow = max(q.InitialConnectionReceiveWindow, defaultConnectionReceiveWindow)
 	}
 	q.EnableDatagrams = true
 	return q
