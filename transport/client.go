@@ -298,6 +298,8 @@ func (c *Client) connect(ctx context.Context, want uint32) (*link, error) {
 			return nil, fmt.Errorf("transport: dial %s: %w: %w", c.addr, ErrALPN, err)
 		case isRefused(err):
 			return nil, fmt.Errorf("transport: dial %s: %w: %w", c.addr, ErrRefused, err)
+		case c.tlsConf.RootCAs != nil && isUnknownAuthority(err):
+			return nil, fmt.Errorf("transport: dial %s: %w: %w", c.addr, ErrCertificateMismatch, err)
 		}
 		return nil, fmt.Errorf("transport: dial %s: %w", c.addr, err)
 	}

@@ -89,6 +89,13 @@ var (
 	// ErrALPN: the peer does not speak netclock's application protocol
 	// (ALPN "netclock/1"); the TLS handshake failed.
 	ErrALPN = errors.New("transport: peer does not speak " + ALPN + " (TLS ALPN mismatch)")
+	// ErrCertificateMismatch: the server's certificate is not one the
+	// client pins (TLSConfig with RootCAs: PinnedClientTLS,
+	// DevCert.ClientTLS, a private CA), nor signed by one: another server
+	// answered, or its certificate was made anew (a DevCertificate is new
+	// each run unless saved). The TLS handshake failed; crypto/x509's
+	// error is in the chain. Reconnect does not retry it.
+	ErrCertificateMismatch = errors.New("transport: the server's certificate does not match the pinned certificate")
 	// ErrProtocol: the peer broke the protocol (a malformed hello or
 	// frame, or no hello in time).
 	ErrProtocol = errors.New("transport: protocol violation")
