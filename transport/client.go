@@ -153,8 +153,7 @@ type Client struct {
 	link      atomic.Pointer[link] // the current connection, or the last one while reconnecting
 	sys       atomic.Pointer[ticksys.System]
 	synced    chan struct{}
-	msgs      chan Message  // Messages; closed when the client stops
-	sendSem   chan struct{} // held while writing a reliable message
+	msgs      chan Message // Messages; closed when the client stops
 	ctx       context.Context
 	cancel    context.CancelCauseFunc // stops the client for good, with why
 	wg        sync.WaitGroup
@@ -197,9 +196,9 @@ type Client struct {
 type link struct {
 	conn    *quic.Conn
 	session Session
-	pingStr *quic.Stream     // ModeStream only
-	out     *quic.SendStream // reliable messages; opened lazily, guarded by Client.sendSem
-	ended   bool             // its bytes were added to the totals; guarded by Client.mu
+	pingStr *quic.Stream // ModeStream only
+	out     sender       // reliable messages
+	ended   bool         // its bytes were added to the totals; guarded by Client.mu
 }
 
 // Dial connects to the netclock server at addr ("host:port") over a new
@@ -263,7 +262,7 @@ func dial(ctx context.Context, pconn net.PacketConn, addr net.Addr, cfg ClientCo
 
 	c := &Client{cfg: cfg, log: cfg.Logger.With("server", addr.String()), clock: pc.Config().Clock,
 		pc: pc, tr: &quic.Transport{Conn: pconn}, addr: addr, tlsConf: tlsConf, qconf: qconf, est: est,
-		synced: make(chan struct{}), msgs: make(chan Message, cfg.MessageBuffer), sendSem: make(chan struct{}, 1)}
+		synced: make(chan struct{}), msgs: make(chan Message, cfg.MessageBuffer)}
 	c.ctx, c.cancel = context.WithCancelCause(context.Background())
 	want := cfg.TickRate
 	if cfg.AcceptServerRate {
@@ -624,13 +623,34 @@ func (c *Client) Session() Session {
 
 // Synced returns a channel closed once the client has a tick system: when
 // the start burst has been observed, or SyncTimeout after the first ping
-// if some of it was lost. It stays closed across reconnects.
+// if some of it was lost. It stays closed across reconnects. For a select;
+// WaitSynced is the same wait with a ctx and the System.
 func (c *Client) Synced() <-chan struct{} { return c.synced }
 
-// System returns the client's tick system, nil until synced. It runs at
-// the server's tick rate with the client's provider.Client, and stays the
-// same System across reconnects. The caller advances it (Advance from the
-// game loop), or calls Run.
+// WaitSynced waits until the client is synced (see Synced) and returns its
+// System. It returns at once if it already is. Otherwise the error wraps
+// ctx's if ctx ends first, or is Err's if the client stops first
+// (ErrClosed after Close).
+func (c *Client) WaitSynced(ctx context.Context) (*ticksys.System, error) {
+	select {
+	case <-c.synced:
+		return c.sys.Load(), nil
+	default:
+	}
+	select {
+	case <-c.synced:
+		return c.sys.Load(), nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("transport: waiting for sync: %w", ctx.Err())
+	case <-c.ctx.Done():
+		return nil, c.Err()
+	}
+}
+
+// System returns the client's tick system, nil until synced: use
+// WaitSynced to wait for it. It runs at the server's tick rate with the
+// client's provider.Client, and stays the same System across reconnects.
+// The caller advances it (Advance from the game loop), or calls Run.
 func (c *Client) System() *ticksys.System { return c.sys.Load() }
 
 // Provider returns the provider.Client steering the System; it holds the

@@ -16,13 +16,14 @@
 // second bidirectional stream, which works but suffers head-of-line blocking
 // under loss; ClientStats.Mode and ServerStats.StreamClients report it.
 //
-// Over the same connection, both sides can send their own messages, each
-// stamped with the network time it belongs to (a nettime.Time): unreliable
-// ones as QUIC datagrams, reliable ones as frames on one unidirectional
-// stream per direction (Client.SendReliable, Client.SendUnreliable,
-// Client.Messages; Server.Send, Server.Broadcast, Server.OnMessage).
-// Client.Age and Server.Age say how long ago such a stamp was in shared
-// time.
+// Over the same connection, both sides send their own messages the same
+// way: a Message, stamped with the network time it belongs to (a
+// nettime.Time), reliable (frames on one unidirectional stream per
+// direction) or not (QUIC datagrams), to Client.Send, Server.Send or
+// Server.Broadcast, received from Client.Messages or Server.OnMessage.
+// No send waits for the network: a reliable message the peer's flow
+// control cannot take now returns ErrBackpressure. Client.Age and
+// Server.Age say how long ago a stamp was in shared time.
 //
 // With ClientConfig.Reconnect, a client whose connection is lost redials
 // with backoff; if the server restarted meanwhile (its session epoch
@@ -115,10 +116,11 @@ var (
 	// ErrUnknownClient: Server.Send was given a ClientID that is not
 	// connected (never was, or has disconnected).
 	ErrUnknownClient = errors.New("transport: unknown client")
-	// ErrBackpressure: a reliable message could not be queued without
-	// blocking, because the peer is not reading fast enough (QUIC flow
-	// control); nothing of it was sent. Server.Send and unreliable
-	// messages in ModeStream never block and return it instead.
+	// ErrBackpressure: a reliable message (or, in ModeStream, an
+	// unreliable one) could not be handed to QUIC whole without waiting,
+	// because the peer is not reading fast enough (QUIC flow control);
+	// nothing of it was sent. Sends never wait: try again later, or drop
+	// it.
 	ErrBackpressure = errors.New("transport: peer is not reading fast enough")
 )
 
@@ -240,9 +242,11 @@ const (
 // server buffer. Clients keep quic-go's defaults: they trust their server.
 const (
 	// defaultStreamReceiveWindow is the initial and the largest receive
-	// window of a stream on the server (64 KiB): a reliable message of the
-	// largest size per round trip, about 650 KB/s at 100 ms RTT.
-	defaultStreamReceiveWindow = 64 << 10
+	// window of a stream on the server (80 KiB): room for a reliable
+	// message of the largest size (64 KiB and its header), which a send,
+	// never waiting for flow control, must hand to QUIC whole; one per
+	// round trip is about 800 KB/s at 100 ms RTT.
+	defaultStreamReceiveWindow = 80 << 10
 	// defaultConnectionReceiveWindow is the initial and the largest
 	// receive window of a connection on the server, all streams together
 	// (96 KiB).

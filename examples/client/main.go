@@ -185,17 +185,12 @@ func run(ctx context.Context, cfg config, out io.Writer, log *slog.Logger) (resu
 	var syncedAfter atomic.Int64
 	runDone := make(chan error, 1)
 	go func() {
-		select {
-		case <-c.Synced():
-		case <-ctx.Done():
-			runDone <- ctx.Err()
-			return
-		case <-c.Done():
-			runDone <- c.Err()
+		sys, err := c.WaitSynced(ctx)
+		if err != nil {
+			runDone <- err
 			return
 		}
 		syncedAfter.Store(int64(time.Since(start)))
-		sys := c.System()
 		// Subscribed before Run advances the System: no event is missed.
 		sys.OnNetworkTick(func(ticksys.TickEvent) { ticks.Add(1) })
 		sys.OnReset(func(ev ticksys.ResetEvent) {
