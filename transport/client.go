@@ -203,7 +203,7 @@ type link struct {
 
 // Dial connects to the netclock server at addr ("host:port") over a new
 // UDP socket, performs the handshake and starts pinging. It returns once
-// the handshake is done, before the client is synced (see Synced). ctx
+// the handshake is done, before the client is synced (see WaitSynced). ctx
 // bounds the dial and the handshake.
 func Dial(ctx context.Context, addr string, cfg ClientConfig) (*Client, error) {
 	raddr, err := net.ResolveUDPAddr("udp", addr)

@@ -50,11 +50,11 @@ type Message struct {
 const (
 	// MaxReliablePayload is the largest payload of a reliable message
 	// (64 KiB). It bounds what a peer can make the receiver buffer.
-	MaxReliablePayload = wire.MaxReliablePayload
+	MaxReliablePayload = 64 << 10
 	// MaxUnreliablePayload is the largest payload of an unreliable
 	// message (1085 bytes): with its header it fits a QUIC datagram in a
 	// 1200-byte packet, the size every QUIC path carries.
-	MaxUnreliablePayload = wire.MaxUnreliablePayload
+	MaxUnreliablePayload = 1085
 )
 
 // sender sends one connection's messages without waiting for the network.

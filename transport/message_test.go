@@ -536,3 +536,11 @@ func TestClientMalformedMessages(t *testing.T) {
 		t.Errorf("log lacks the malformed frame:\n%s", logs.String())
 	}
 }
+
+// TestPayloadLimits: the limits users see are the wire codec's.
+func TestPayloadLimits(t *testing.T) {
+	if MaxReliablePayload != wire.MaxReliablePayload || MaxUnreliablePayload != wire.MaxUnreliablePayload {
+		t.Errorf("payload limits %d, %d; the wire codec's %d, %d", MaxReliablePayload, MaxUnreliablePayload,
+			wire.MaxReliablePayload, wire.MaxUnreliablePayload)
+	}
+}
