@@ -206,7 +206,11 @@ func TestMessages(t *testing.T) {
 func sendAsReadersKeepUp(t *testing.T, what string, send func() error) {
 	t.Helper()
 	var last error
-	defer func() { t.Logf("%s: last %v", what, last) }()
+	defer func() {
+		if t.Failed() {
+			t.Logf("%s: last error %v", what, last)
+		}
+	}()
 	eventually(t, 10*time.Second, what+" to be taken", func() bool {
 		err := send()
 		last = err
@@ -542,5 +546,27 @@ func TestPayloadLimits(t *testing.T) {
 	if MaxReliablePayload != wire.MaxReliablePayload || MaxUnreliablePayload != wire.MaxUnreliablePayload {
 		t.Errorf("payload limits %d, %d; the wire codec's %d, %d", MaxReliablePayload, MaxUnreliablePayload,
 			wire.MaxReliablePayload, wire.MaxUnreliablePayload)
+	}
+}
+
+// TestLargestReliableAfterAnyFill: whatever the client sent before, once
+// the server has read it all, a reliable message of the largest size is
+// taken. Sends never wait, so the message must fit whole in the flow-control
+// credit, and quic-go advertises more credit only once a quarter of its
+// window is consumed: the server's windows must hold the largest message
+// in three quarters of them, or a client can be refused for ever.
+func TestLargestReliableAfterAnyFill(t *testing.T) {
+	srv, fromClients := messageServer(t, ServerConfig{})
+	c := syncedClient(t, srv, ClientConfig{})
+	big := Message{Payload: make([]byte, MaxReliablePayload), Reliable: true}
+	small := Message{Payload: make([]byte, 1000), Reliable: true}
+	for fill := 0; fill <= 100; fill += 4 { // KB sent before the big one
+		for i := range fill {
+			sendAsReadersKeepUp(t, fmt.Sprintf("fill %d, small message %d", fill, i), func() error { return c.Send(small) })
+		}
+		sendAsReadersKeepUp(t, fmt.Sprintf("the largest message after %d KB", fill), func() error { return c.Send(big) })
+		for range fill + 1 {
+			await(t, fromClients, 5*time.Second, "the server to read the messages")
+		}
 	}
 }

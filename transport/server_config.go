@@ -35,8 +35,9 @@ type ServerConfig struct {
 	// QUICConfig overrides quic-go's defaults. Default: quic-go's, except
 	// KeepAlivePeriod 2 s (negative disables it) and MaxIdleTimeout 10 s,
 	// so a vanished client is dropped within seconds, and receive windows
-	// of 80 KiB per stream and 96 KiB per connection (initial and
-	// largest), which bound what a client can make the server buffer. A
+	// of 96 KiB per stream and per connection (initial and largest), which
+	// bound what a client can make the server buffer; below 86 KiB, a
+	// client's largest reliable messages may never fit (ErrBackpressure). A
 	// clone is used; EnableDatagrams and the stream limits are the
 	// protocol's whatever it says.
 	QUICConfig *quic.Config

@@ -242,14 +242,16 @@ const (
 // server buffer. Clients keep quic-go's defaults: they trust their server.
 const (
 	// defaultStreamReceiveWindow is the initial and the largest receive
-	// window of a stream on the server (80 KiB): room for a reliable
-	// message of the largest size (64 KiB and its header), which a send,
-	// never waiting for flow control, must hand to QUIC whole; one per
-	// round trip is about 800 KB/s at 100 ms RTT.
-	defaultStreamReceiveWindow = 80 << 10
+	// window of a stream on the server (96 KiB). A send never waits for
+	// flow control, so a reliable message must fit whole in the credit
+	// the client has; quic-go advertises more only once a quarter of the
+	// window is consumed, so three quarters of it (72 KiB) must hold the
+	// largest message (64 KiB and its header), or a client could be
+	// refused it for ever (TestLargestReliableAfterAnyFill).
+	defaultStreamReceiveWindow = 96 << 10
 	// defaultConnectionReceiveWindow is the initial and the largest
 	// receive window of a connection on the server, all streams together
-	// (96 KiB).
+	// (96 KiB; at least defaultStreamReceiveWindow, for the same reason).
 	defaultConnectionReceiveWindow = 96 << 10
 )
 
