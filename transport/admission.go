@@ -21,16 +21,16 @@ import (
 
 // Defaults of the admission limits, where ServerConfig leaves them zero.
 const (
-	// DefaultMaxClientsPerCPU sizes the default MaxClients: this many per
+	// defaultMaxClientsPerCPU sizes the default MaxClients: this many per
 	// CPU the process may use (runtime.GOMAXPROCS). Measured on a 2-core
 	// machine, 1000 clients at 10 Hz take about 0.7 core and 76 KiB each.
-	DefaultMaxClientsPerCPU = 500
-	// DefaultMaxClientsPerSource is the default MaxClientsPerSource.
-	DefaultMaxClientsPerSource = 32
-	// DefaultHandshakeRatePerCPU sizes the default HandshakeRate: this
+	defaultMaxClientsPerCPU = 500
+	// defaultMaxClientsPerSource is the default MaxClientsPerSource.
+	defaultMaxClientsPerSource = 32
+	// defaultHandshakeRatePerCPU sizes the default HandshakeRate: this
 	// many new connections a second per CPU. A TLS handshake costs the
 	// server well under a millisecond of CPU.
-	DefaultHandshakeRatePerCPU = 100
+	defaultHandshakeRatePerCPU = 100
 )
 
 // AdmissionRequest describes a connection attempt, before its TLS

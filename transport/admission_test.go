@@ -188,7 +188,7 @@ func TestHandshakeRateAndRetry(t *testing.T) {
 	if d := cmp.Diff([]bool{false, false, true, true}, got); d != "" {
 		t.Errorf("AddrVerified per attempt (-want +got):\n%s", d)
 	}
-	// Counted per Initial packet: a ClientHello may span two.
+	// Counted per Initial packet: a client hello may span two.
 	if st := srv.Stats(); st.AddressValidations < 3 || st.AdmissionRefused < 1 {
 		t.Errorf("stats %+v", st)
 	}

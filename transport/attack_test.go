@@ -5,81 +5,18 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"io"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/quic-go/quic-go"
+
+	"github.com/netclock/netclock/internal/wire"
 )
 
 // Regression tests of the attacks of issue 8, each replayed from a raw QUIC
 // connection that sends what a real client never would. The memory these
 // attacks cost a server process is measured by bench/attack.
-
-// offerRecorder is a reader that hands out data chunk by chunk and records
-// how large a buffer each Read offered.
-type offerRecorder struct {
-	chunks   [][]byte
-	received int // bytes handed out so far
-	worst    int // the largest len(p) offered, beyond what the data justified
-}
-
-func (r *offerRecorder) Read(p []byte) (int, error) {
-	// A buffer may run a chunk ahead of what has arrived: more means
-	// memory ran ahead of the bytes received.
-	if limit := r.received + readChunkLen; r.received+len(p) > limit {
-		r.worst = max(r.worst, r.received+len(p))
-	}
-	if len(r.chunks) == 0 {
-		return 0, io.EOF
-	}
-	n := copy(p, r.chunks[0])
-	r.chunks[0] = r.chunks[0][n:]
-	if len(r.chunks[0]) == 0 {
-		r.chunks = r.chunks[1:]
-	}
-	r.received += n
-	return n, nil
-}
-
-// TestReadFullGrowsWithData: a frame that announces 64 KiB is buffered as
-// its bytes arrive, never ahead of them by more than a chunk.
-func TestReadFullGrowsWithData(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		n      int
-		chunks []int
-		want   error
-	}{
-		{"announced max, 10 bytes sent", MaxMessageFrameLen, []int{10}, io.ErrUnexpectedEOF},
-		{"announced max, 5 KiB sent", MaxMessageFrameLen, []int{1000, 4000, 120}, io.ErrUnexpectedEOF},
-		{"announced max, nothing sent", MaxMessageFrameLen, nil, io.EOF},
-		{"whole, in small chunks", 20000, []int{1, 100, 3000, 6899, 10000}, nil},
-		{"whole, in one chunk", MaxMessageFrameLen, []int{MaxMessageFrameLen}, nil},
-		{"small", 15, []int{15}, nil},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var data []byte
-			r := &offerRecorder{}
-			for i, n := range tc.chunks {
-				c := bytes.Repeat([]byte{byte(i)}, n)
-				data = append(data, c...)
-				r.chunks = append(r.chunks, c)
-			}
-			got, err := readFull(r, tc.n)
-			if err != tc.want {
-				t.Fatalf("readFull = %v, want %v", err, tc.want)
-			}
-			if r.worst != 0 {
-				t.Errorf("offered a buffer reaching byte %d having received %d", r.worst, r.received)
-			}
-			if err == nil && !bytes.Equal(got, data) {
-				t.Errorf("read %d bytes, not the %d sent", len(got), len(data))
-			}
-		})
-	}
-}
 
 // TestStreamLimits: a client may open exactly the streams the protocol
 // needs, not quic-go's default of 100 of each kind: one unidirectional
@@ -116,7 +53,7 @@ func TestStreamLimits(t *testing.T) {
 				if err != nil {
 					t.Fatalf("protocol stream %d: %v", i, err)
 				}
-				str.Write(AppendFrame(nil, AppendPing(nil, Ping{Seq: 1})))
+				str.Write(wire.AppendFrame(nil, wire.AppendPing(nil, wire.Ping{Seq: 1})))
 			}
 			str, err := raw.OpenStream()
 			if errors.As(err, &limit) {
@@ -156,7 +93,7 @@ func TestJunkAfterHello(t *testing.T) {
 	junk := bytes.Repeat([]byte("junk"), 4<<10)
 	str.SetWriteDeadline(time.Now().Add(5 * time.Second))
 	// The server's STOP_SENDING may already end this first write.
-	_, err = str.Write(append(AppendClientHello(nil, ClientHello{}), junk...))
+	_, err = str.Write(append(wire.AppendClientHello(nil, wire.ClientHello{}), junk...))
 	stopped := func(err error) bool {
 		var serr *quic.StreamError
 		return errors.As(err, &serr) && serr.ErrorCode == streamCodeDone && serr.Remote
@@ -164,7 +101,7 @@ func TestJunkAfterHello(t *testing.T) {
 	if err != nil && !stopped(err) {
 		t.Fatal(err)
 	}
-	if h, err := readServerHello(str); err != nil || h.Status != StatusOK {
+	if h, err := wire.ReadServerHello(str); err != nil || h.Status != wire.StatusOK {
 		t.Fatalf("server hello %+v, %v", h, err)
 	}
 	// Keep writing: the server's flow control would stop us within its
@@ -195,7 +132,7 @@ func TestPartialFrameTimeout(t *testing.T) {
 		if err != nil {
 			t.Fatalf("round %d: opening the message stream: %v", round, err)
 		}
-		frame := binary.BigEndian.AppendUint32(nil, MaxMessageFrameLen)
+		frame := binary.BigEndian.AppendUint32(nil, wire.MaxMessageFrameLen)
 		frame = append(frame, bytes.Repeat([]byte{0}, 1000)...)
 		if _, err := str.Write(frame); err != nil {
 			t.Fatalf("round %d: %v", round, err)
@@ -216,21 +153,21 @@ func TestPartialFrameTimeout(t *testing.T) {
 
 // exchangePing sends pings on raw until one is answered (datagrams can be
 // lost), at most five.
-func exchangePing(ctx context.Context, raw *quic.Conn) (Pong, error) {
+func exchangePing(ctx context.Context, raw *quic.Conn) (wire.Pong, error) {
 	var err error
 	for seq := range uint32(5) {
-		if err = raw.SendDatagram(AppendPing(nil, Ping{Seq: seq, ClientSend: 5})); err != nil {
-			return Pong{}, err
+		if err = raw.SendDatagram(wire.AppendPing(nil, wire.Ping{Seq: seq, ClientSend: 5})); err != nil {
+			return wire.Pong{}, err
 		}
 		rctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 		var b []byte
 		b, err = raw.ReceiveDatagram(rctx)
 		cancel()
 		if err == nil {
-			return ParsePong(b)
+			return wire.ParsePong(b)
 		}
 	}
-	return Pong{}, err
+	return wire.Pong{}, err
 }
 
 // TestDispatcherBytesBounded: unreliable messages waiting for a stuck

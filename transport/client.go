@@ -14,6 +14,7 @@ import (
 
 	"github.com/quic-go/quic-go"
 
+	"github.com/netclock/netclock/internal/wire"
 	"github.com/netclock/netclock/nettime"
 	"github.com/netclock/netclock/provider"
 	"github.com/netclock/netclock/provider/clocksync"
@@ -152,8 +153,7 @@ type Client struct {
 	link      atomic.Pointer[link] // the current connection, or the last one while reconnecting
 	sys       atomic.Pointer[ticksys.System]
 	synced    chan struct{}
-	msgs      chan Message  // Messages; closed when the client stops
-	sendSem   chan struct{} // held while writing a reliable message
+	msgs      chan Message // Messages; closed when the client stops
 	ctx       context.Context
 	cancel    context.CancelCauseFunc // stops the client for good, with why
 	wg        sync.WaitGroup
@@ -196,14 +196,14 @@ type Client struct {
 type link struct {
 	conn    *quic.Conn
 	session Session
-	pingStr *quic.Stream     // ModeStream only
-	out     *quic.SendStream // reliable messages; opened lazily, guarded by Client.sendSem
-	ended   bool             // its bytes were added to the totals; guarded by Client.mu
+	pingStr *quic.Stream // ModeStream only
+	out     sender       // reliable messages
+	ended   bool         // its bytes were added to the totals; guarded by Client.mu
 }
 
 // Dial connects to the netclock server at addr ("host:port") over a new
 // UDP socket, performs the handshake and starts pinging. It returns once
-// the handshake is done, before the client is synced (see Synced). ctx
+// the handshake is done, before the client is synced (see WaitSynced). ctx
 // bounds the dial and the handshake.
 func Dial(ctx context.Context, addr string, cfg ClientConfig) (*Client, error) {
 	raddr, err := net.ResolveUDPAddr("udp", addr)
@@ -262,7 +262,7 @@ func dial(ctx context.Context, pconn net.PacketConn, addr net.Addr, cfg ClientCo
 
 	c := &Client{cfg: cfg, log: cfg.Logger.With("server", addr.String()), clock: pc.Config().Clock,
 		pc: pc, tr: &quic.Transport{Conn: pconn}, addr: addr, tlsConf: tlsConf, qconf: qconf, est: est,
-		synced: make(chan struct{}), msgs: make(chan Message, cfg.MessageBuffer), sendSem: make(chan struct{}, 1)}
+		synced: make(chan struct{}), msgs: make(chan Message, cfg.MessageBuffer)}
 	c.ctx, c.cancel = context.WithCancelCause(context.Background())
 	want := cfg.TickRate
 	if cfg.AcceptServerRate {
@@ -297,6 +297,8 @@ func (c *Client) connect(ctx context.Context, want uint32) (*link, error) {
 			return nil, fmt.Errorf("transport: dial %s: %w: %w", c.addr, ErrALPN, err)
 		case isRefused(err):
 			return nil, fmt.Errorf("transport: dial %s: %w: %w", c.addr, ErrRefused, err)
+		case c.tlsConf.RootCAs != nil && isUnknownAuthority(err):
+			return nil, fmt.Errorf("transport: dial %s: %w: %w", c.addr, ErrCertificateMismatch, err)
 		}
 		return nil, fmt.Errorf("transport: dial %s: %w", c.addr, err)
 	}
@@ -337,15 +339,15 @@ func (c *Client) handshake(ctx context.Context, conn *quic.Conn, want uint32) (s
 	defer stop()
 
 	version := wireVersion(c.cfg.protocolVersion)
-	if _, err := str.Write(AppendClientHello(nil, ClientHello{Version: version, TickRate: want})); err != nil {
+	if _, err := str.Write(wire.AppendClientHello(nil, wire.ClientHello{Version: version, TickRate: want})); err != nil {
 		return Session{}, peerError(err)
 	}
-	h, err := readServerHello(str)
+	h, err := wire.ReadServerHello(str)
 	switch {
-	case errors.Is(err, ErrVersion):
+	case errors.Is(err, wire.ErrVersion):
 		conn.CloseWithError(CodeVersionMismatch, "protocol version mismatch")
 		return Session{}, fmt.Errorf("%w: server speaks version %d, client %d", ErrVersionMismatch, h.Version, version)
-	case errors.Is(err, ErrMalformed):
+	case errors.Is(err, wire.ErrMalformed):
 		conn.CloseWithError(CodeProtocolViolation, "malformed server hello")
 		return Session{}, fmt.Errorf("%w: %w", ErrProtocol, err)
 	case err != nil:
@@ -355,19 +357,19 @@ func (c *Client) handshake(ctx context.Context, conn *quic.Conn, want uint32) (s
 
 	var refusal error
 	switch {
-	case h.Status == StatusVersionMismatch || h.Version != version:
+	case h.Status == wire.StatusVersionMismatch || h.Version != version:
 		refusal = fmt.Errorf("%w: server speaks version %d, client %d", ErrVersionMismatch, h.Version, version)
-	case h.Status == StatusTickRateMismatch || h.Status == StatusOK && want != 0 && h.TickRate != want:
+	case h.Status == wire.StatusTickRateMismatch || h.Status == wire.StatusOK && want != 0 && h.TickRate != want:
 		refusal = fmt.Errorf("%w: server ticks at %d Hz, client wants %d Hz", ErrTickRateMismatch, h.TickRate, want)
-	case h.Status == StatusServerFull:
+	case h.Status == wire.StatusServerFull:
 		refusal = ErrServerFull
 	}
 	if refusal != nil {
 		status := h.Status
-		if status == StatusOK { // refused by us, not the server
-			status = StatusTickRateMismatch
+		if status == wire.StatusOK { // refused by us, not the server
+			status = wire.StatusTickRateMismatch
 			if h.Version != version {
-				status = StatusVersionMismatch
+				status = wire.StatusVersionMismatch
 			}
 		}
 		conn.CloseWithError(statusCode(status), refusal.Error())
@@ -416,7 +418,7 @@ func (c *Client) sendLoop(l *link) {
 	t := time.NewTimer(0)
 	defer t.Stop()
 	ctx := l.conn.Context()
-	buf := make([]byte, 0, PingLen+2)
+	buf := make([]byte, 0, wire.PingLen+2)
 	for n := 0; ; n++ {
 		select {
 		case <-ctx.Done():
@@ -442,10 +444,10 @@ func (c *Client) sendPing(l *link, buf *[]byte) error {
 	t1 := c.clock() // T1: stamped, recorded, sent; nothing slow in between
 	seq := c.notePingLocked(t1)
 	c.mu.Unlock()
-	b := AppendPing((*buf)[:0], Ping{Seq: seq, ClientSend: t1})
+	b := wire.AppendPing((*buf)[:0], wire.Ping{Seq: seq, ClientSend: t1})
 	if l.session.Mode == ModeStream {
-		var frame [PingLen + 2]byte
-		_, err := l.pingStr.Write(AppendFrame(frame[:0], b))
+		var frame [wire.PingLen + 2]byte
+		_, err := l.pingStr.Write(wire.AppendFrame(frame[:0], b))
 		return err
 	}
 	return l.conn.SendDatagram(b)
@@ -464,19 +466,19 @@ func (c *Client) notePingLocked(t1 time.Duration) uint32 {
 // receiveLoop reads pongs, and the server's unreliable messages, until the
 // connection ends.
 func (c *Client) receiveLoop(l *link, d *dispatcher) {
-	buf := make([]byte, MaxFrameLen+2)
+	buf := make([]byte, wire.MaxFrameLen+2)
 	ctx := l.conn.Context()
 	for {
 		var b []byte
 		var err error
 		if l.session.Mode == ModeStream {
-			b, err = readFrame(l.pingStr, buf)
+			b, err = wire.ReadFrame(l.pingStr, buf)
 		} else {
 			b, err = l.conn.ReceiveDatagram(ctx)
 		}
 		t4 := c.clock() // T4 first: nothing may sit between arrival and stamp
 		if err != nil {
-			if errors.Is(err, ErrMalformed) {
+			if errors.Is(err, wire.ErrMalformed) {
 				c.mu.Lock()
 				c.malformed++
 				c.mu.Unlock()
@@ -484,7 +486,7 @@ func (c *Client) receiveLoop(l *link, d *dispatcher) {
 			}
 			return
 		}
-		if len(b) > 0 && b[0] == typeMessage {
+		if wire.IsMessage(b) {
 			c.receiveDatagram(b, t4, d)
 			continue
 		}
@@ -495,11 +497,11 @@ func (c *Client) receiveLoop(l *link, d *dispatcher) {
 // handlePong matches a pong to its ping, feeds the sample to the
 // estimator, hands the estimate to the provider, and syncs when ready.
 func (c *Client) handlePong(b []byte, t4 time.Duration) {
-	p, err := ParsePong(b)
+	p, err := wire.ParsePong(b)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err == nil && !pongTimesInRange(p) {
-		err = fmt.Errorf("%w: pong server times %d, %d out of range", ErrMalformed, p.ServerReceive, p.ServerSend)
+		err = fmt.Errorf("%w: pong server times %d, %d out of range", wire.ErrMalformed, p.ServerReceive, p.ServerSend)
 	}
 	if err != nil {
 		c.malformed++
@@ -621,13 +623,34 @@ func (c *Client) Session() Session {
 
 // Synced returns a channel closed once the client has a tick system: when
 // the start burst has been observed, or SyncTimeout after the first ping
-// if some of it was lost. It stays closed across reconnects.
+// if some of it was lost. It stays closed across reconnects. For a select;
+// WaitSynced is the same wait with a ctx and the System.
 func (c *Client) Synced() <-chan struct{} { return c.synced }
 
-// System returns the client's tick system, nil until synced. It runs at
-// the server's tick rate with the client's provider.Client, and stays the
-// same System across reconnects. The caller advances it (Advance from the
-// game loop), or calls Run.
+// WaitSynced waits until the client is synced (see Synced) and returns its
+// System. It returns at once if it already is. Otherwise the error wraps
+// ctx's if ctx ends first, or is Err's if the client stops first
+// (ErrClosed after Close).
+func (c *Client) WaitSynced(ctx context.Context) (*ticksys.System, error) {
+	select {
+	case <-c.synced:
+		return c.sys.Load(), nil
+	default:
+	}
+	select {
+	case <-c.synced:
+		return c.sys.Load(), nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("transport: waiting for sync: %w", ctx.Err())
+	case <-c.ctx.Done():
+		return nil, c.Err()
+	}
+}
+
+// System returns the client's tick system, nil until synced: use
+// WaitSynced to wait for it. It runs at the server's tick rate with the
+// client's provider.Client, and stays the same System across reconnects.
+// The caller advances it (Advance from the game loop), or calls Run.
 func (c *Client) System() *ticksys.System { return c.sys.Load() }
 
 // Provider returns the provider.Client steering the System; it holds the

@@ -20,27 +20,27 @@ import (
 // then refines it over the estimator's window, for 14+30 bytes of QUIC
 // datagram payload a round trip.
 const (
-	// DefaultBurstPings is the number of pings of the start burst.
-	DefaultBurstPings = 10
-	// DefaultBurstInterval is the time between the burst's pings (20 ms).
-	DefaultBurstInterval = 20 * time.Millisecond
-	// DefaultPingInterval is the time between pings after the burst
+	// defaultBurstPings is the number of pings of the start burst.
+	defaultBurstPings = 10
+	// defaultBurstInterval is the time between the burst's pings (20 ms).
+	defaultBurstInterval = 20 * time.Millisecond
+	// defaultPingInterval is the time between pings after the burst
 	// (100 ms: 10 Hz).
-	DefaultPingInterval = 100 * time.Millisecond
-	// DefaultSyncTimeout is how long after the first ping the client
+	defaultPingInterval = 100 * time.Millisecond
+	// defaultSyncTimeout is how long after the first ping the client
 	// syncs with whatever samples it has, when pongs of the burst were
 	// lost (1 s).
-	DefaultSyncTimeout = time.Second
-	// DefaultReconnectMin is the first reconnect backoff (250 ms).
-	DefaultReconnectMin = 250 * time.Millisecond
-	// DefaultReconnectMax caps the reconnect backoff (10 s).
-	DefaultReconnectMax = 10 * time.Second
-	// DefaultDriftAlarmPPM is the drift beyond which the client logs a
+	defaultSyncTimeout = time.Second
+	// defaultReconnectMin is the first reconnect backoff (250 ms).
+	defaultReconnectMin = 250 * time.Millisecond
+	// defaultReconnectMax caps the reconnect backoff (10 s).
+	defaultReconnectMax = 10 * time.Second
+	// defaultDriftAlarmPPM is the drift beyond which the client logs a
 	// drift alarm (500 ppm: 30 ms a minute, far beyond any healthy
 	// crystal's ±100 ppm).
-	DefaultDriftAlarmPPM = 500.0
-	// DefaultMessageBuffer is the capacity of Client.Messages.
-	DefaultMessageBuffer = 256
+	defaultDriftAlarmPPM = 500.0
+	// defaultMessageBuffer is the capacity of Client.Messages.
+	defaultMessageBuffer = 256
 )
 
 // ClientConfig configures a Client. The zero value gives the defaults, but
@@ -50,15 +50,12 @@ type ClientConfig struct {
 	// ServerName from the address dialed. A clone is used, with NextProtos
 	// set to ALPN. Nothing here skips verification.
 	TLSConfig *tls.Config
-	// QUICConfig overrides quic-go's defaults. Default: quic-go's
-	// defaults, except KeepAlivePeriod (DefaultKeepAlivePeriod, 2 s;
-	// negative disables it) and MaxIdleTimeout (DefaultMaxIdleTimeout,
-	// 10 s), which apply unless set here. A clone is used, with
-	// EnableDatagrams set from DisableDatagrams, and the stream limits of
-	// the protocol (the server opens one stream at a time, unidirectional).
-	// HandshakeIdleTimeout
-	// (quic-go's default 5 s) bounds each reconnect attempt to a server
-	// that does not answer.
+	// QUICConfig overrides quic-go's defaults. Default: quic-go's, except
+	// KeepAlivePeriod 2 s (negative disables it) and MaxIdleTimeout 10 s,
+	// so a lost server is noticed within seconds. A clone is used, with
+	// EnableDatagrams from DisableDatagrams and the protocol's stream
+	// limits. HandshakeIdleTimeout (quic-go's 5 s) bounds each reconnect
+	// attempt to a server that does not answer.
 	QUICConfig *quic.Config
 	// TickRate is the tick rate the client wants, in ticks per second. A
 	// server at another rate refuses the client with ErrTickRateMismatch,
@@ -89,7 +86,7 @@ type ClientConfig struct {
 	// Default: 1s.
 	SyncTimeout time.Duration
 	// HelloTimeout bounds the handshake after the QUIC connection is up
-	// (the dial context bounds it too). Default: DefaultHelloTimeout (5s).
+	// (the dial context bounds it too). Default: 5 s.
 	HelloTimeout time.Duration
 	// DisableDatagrams makes the client ping over the stream fallback.
 	// For networks or peers where QUIC datagrams fail; datagrams are
@@ -139,7 +136,7 @@ type ClientConfig struct {
 	// falls back below 90% of it). Default: 500. Negative: no alarm.
 	DriftAlarmPPM float64
 
-	protocolVersion uint16 // for tests: speak another version; 0 = ProtocolVersion
+	protocolVersion uint16 // for tests: speak another version; 0 = wire.ProtocolVersion
 }
 
 func (cfg ClientConfig) resolve() (ClientConfig, error) {
@@ -150,7 +147,7 @@ func (cfg ClientConfig) resolve() (ClientConfig, error) {
 	}
 	switch {
 	case cfg.BurstPings == 0:
-		cfg.BurstPings = DefaultBurstPings
+		cfg.BurstPings = defaultBurstPings
 	case cfg.BurstPings < 0:
 		cfg.BurstPings = 0
 	}
@@ -159,12 +156,12 @@ func (cfg ClientConfig) resolve() (ClientConfig, error) {
 		v    *time.Duration
 		def  time.Duration
 	}{
-		{"BurstInterval", &cfg.BurstInterval, DefaultBurstInterval},
-		{"PingInterval", &cfg.PingInterval, DefaultPingInterval},
-		{"SyncTimeout", &cfg.SyncTimeout, DefaultSyncTimeout},
-		{"HelloTimeout", &cfg.HelloTimeout, DefaultHelloTimeout},
-		{"ReconnectMin", &cfg.ReconnectMin, DefaultReconnectMin},
-		{"ReconnectMax", &cfg.ReconnectMax, DefaultReconnectMax},
+		{"BurstInterval", &cfg.BurstInterval, defaultBurstInterval},
+		{"PingInterval", &cfg.PingInterval, defaultPingInterval},
+		{"SyncTimeout", &cfg.SyncTimeout, defaultSyncTimeout},
+		{"HelloTimeout", &cfg.HelloTimeout, defaultHelloTimeout},
+		{"ReconnectMin", &cfg.ReconnectMin, defaultReconnectMin},
+		{"ReconnectMax", &cfg.ReconnectMax, defaultReconnectMax},
 	} {
 		if *d.v < 0 {
 			return cfg, fmt.Errorf("%w: %s %v is negative", ErrInvalidConfig, d.name, *d.v)
@@ -178,13 +175,13 @@ func (cfg ClientConfig) resolve() (ClientConfig, error) {
 	case cfg.MessageBuffer < 0:
 		return cfg, fmt.Errorf("%w: MessageBuffer %d is negative", ErrInvalidConfig, cfg.MessageBuffer)
 	case cfg.MessageBuffer == 0:
-		cfg.MessageBuffer = DefaultMessageBuffer
+		cfg.MessageBuffer = defaultMessageBuffer
 	}
 	switch {
 	case math.IsNaN(cfg.DriftAlarmPPM) || math.IsInf(cfg.DriftAlarmPPM, 0):
 		return cfg, fmt.Errorf("%w: DriftAlarmPPM %v", ErrInvalidConfig, cfg.DriftAlarmPPM)
 	case cfg.DriftAlarmPPM == 0:
-		cfg.DriftAlarmPPM = DefaultDriftAlarmPPM
+		cfg.DriftAlarmPPM = defaultDriftAlarmPPM
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = discardLogger()

@@ -5,12 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
 	"github.com/quic-go/quic-go"
 
+	"github.com/netclock/netclock/internal/wire"
 	"github.com/netclock/netclock/nettime"
 )
 
@@ -20,152 +20,31 @@ import (
 // stops. Read it promptly: see ClientConfig.MessageBuffer.
 func (c *Client) Messages() <-chan Message { return c.msgs }
 
-// SendReliable sends payload to the server over the connection's reliable
-// stream (in order, retransmitted until delivered, at most
-// MaxReliablePayload bytes), stamped with the System's predicted time:
-// inside a tick callback, the start of that tick; the zero Time before
-// sync. See SendReliableAt.
-func (c *Client) SendReliable(ctx context.Context, payload []byte) error {
-	return c.SendReliableAt(ctx, c.stampNow(), payload)
-}
-
-// SendReliableAt is SendReliable with the caller's stamp. It blocks while
-// another reliable message is being written or QUIC's flow control holds
-// the stream; ctx bounds that wait, but a message partly handed to QUIC is
-// finished regardless, so the stream never carries half a frame. It
-// returns an error wrapping ErrTooLarge for a payload over
-// MaxReliablePayload, ErrNotConnected while the client reconnects (the
-// message is not queued for later), ErrClosed after Close. A message sent
-// is delivered unless the connection is lost first.
-func (c *Client) SendReliableAt(ctx context.Context, stamp nettime.Time, payload []byte) error {
-	if len(payload) > MaxReliablePayload {
-		return fmt.Errorf("transport: reliable message of %d bytes (at most %d): %w",
-			len(payload), MaxReliablePayload, ErrTooLarge)
+// Send sends m to the server (see Message: a zero Stamp is stamped with
+// the System's predicted time; Reliable chooses the stream). It never
+// waits for the network: a reliable message the server's flow control
+// cannot take now is not sent, and the error wraps ErrBackpressure. Other
+// errors wrap ErrTooLarge (also for a datagram QUIC cannot fit in a packet
+// on this path), ErrNotConnected while the client reconnects (nothing is
+// queued for later), ErrClosed after Close. A message sent is delivered,
+// if reliable, unless the connection is lost first.
+func (c *Client) Send(m Message) error {
+	if m.Stamp.IsZero() {
+		m.Stamp = c.stampNow()
 	}
-	select {
-	case c.sendSem <- struct{}{}:
-	case <-ctx.Done():
-		return fmt.Errorf("transport: sending a reliable message: %w", ctx.Err())
-	case <-c.ctx.Done():
-		return c.stoppedErr()
-	}
-	defer func() { <-c.sendSem }()
-	l, err := c.liveLink()
-	if err != nil {
-		return err
-	}
-	if l.out == nil {
-		str, err := l.conn.OpenUniStreamSync(ctx)
-		if err != nil {
-			return fmt.Errorf("transport: opening the message stream: %w", err)
-		}
-		l.out = str
-	}
-	frame := AppendMessageFrame(nil, Message{Stamp: stamp, Payload: payload})
-	if err := writeFrame(ctx, l.out, frame); err != nil {
-		if cerr := ctx.Err(); cerr == nil || !errors.Is(err, cerr) {
-			// The stream failed: the next message opens another.
-			l.out.CancelWrite(0)
-			l.out = nil
-		}
-		return fmt.Errorf("transport: sending a reliable message: %w", err)
-	}
-	c.mu.Lock()
-	c.msgsSent++
-	c.mu.Unlock()
-	return nil
-}
-
-// writeFrame writes frame to str, giving up at the end of ctx unless part
-// of it is written: the rest is then written regardless. On ctx's end
-// with nothing written it returns ctx.Err(), and str stays usable.
-func writeFrame(ctx context.Context, str *quic.SendStream, frame []byte) error {
-	var fired sync.WaitGroup
-	fired.Add(1)
-	stop := context.AfterFunc(ctx, func() {
-		defer fired.Done()
-		str.SetWriteDeadline(time.Now())
-	})
-	n, err := str.Write(frame)
-	if stop() {
-		fired.Done()
-	}
-	fired.Wait()
-	str.SetWriteDeadline(time.Time{})
-	if err == nil || !errors.Is(err, os.ErrDeadlineExceeded) {
-		return err
-	}
-	if n == 0 {
-		return ctx.Err()
-	}
-	_, err = str.Write(frame[n:]) // half a frame would break the stream
-	return err
-}
-
-// SendUnreliable sends payload to the server as a QUIC datagram (it may be
-// lost, duplicated or reordered; at most MaxUnreliablePayload bytes),
-// stamped like SendReliable. See SendUnreliableAt.
-func (c *Client) SendUnreliable(payload []byte) error {
-	return c.SendUnreliableAt(c.stampNow(), payload)
-}
-
-// SendUnreliableAt is SendUnreliable with the caller's stamp. It does not
-// wait for the network (QUIC may briefly hold it when its datagram queue is
-// full). A payload over MaxUnreliablePayload, or a datagram QUIC cannot fit
-// in a packet on this path, is an error wrapping ErrTooLarge; the other
-// errors are SendReliableAt's. In ModeStream (no datagrams) the message
-// travels on the reliable stream and arrives with Reliable set; if that
-// would block, it is not sent and the error wraps ErrBackpressure.
-func (c *Client) SendUnreliableAt(stamp nettime.Time, payload []byte) error {
-	if len(payload) > MaxUnreliablePayload {
-		return fmt.Errorf("transport: unreliable message of %d bytes (at most %d): %w",
-			len(payload), MaxUnreliablePayload, ErrTooLarge)
+	if err := checkPayload(m.Reliable, len(m.Payload)); err != nil {
+		return fmt.Errorf("transport: send: %w", err)
 	}
 	l, err := c.liveLink()
 	if err != nil {
 		return err
 	}
-	m := Message{Stamp: stamp, Payload: payload}
-	if l.session.Mode == ModeStream {
-		if err := c.sendNoWait(l, m); err != nil {
-			return err
-		}
-	} else if err := l.conn.SendDatagram(AppendMessage(nil, m)); err != nil {
-		var tl *quic.DatagramTooLargeError
-		if errors.As(err, &tl) {
-			return fmt.Errorf("transport: unreliable message of %d bytes: %w: %w", len(payload), ErrTooLarge, err)
-		}
-		return fmt.Errorf("transport: sending an unreliable message: %w", err)
+	if err := l.out.send(l.conn, l.session.Mode, m.Reliable, wire.Message{Stamp: m.Stamp, Payload: m.Payload}); err != nil {
+		return fmt.Errorf("transport: send: %w", err)
 	}
 	c.mu.Lock()
 	c.msgsSent++
 	c.mu.Unlock()
-	return nil
-}
-
-// sendNoWait queues m on l's reliable stream if it can be done without
-// blocking.
-func (c *Client) sendNoWait(l *link, m Message) error {
-	select {
-	case c.sendSem <- struct{}{}:
-	default:
-		return fmt.Errorf("transport: sending a message: %w: a reliable message is being written", ErrBackpressure)
-	}
-	defer func() { <-c.sendSem }()
-	if l.out == nil {
-		str, err := l.conn.OpenUniStream()
-		if err != nil {
-			return fmt.Errorf("transport: opening the message stream: %w", err)
-		}
-		l.out = str
-	}
-	if err := l.out.TryWriteAll(AppendMessageFrame(nil, m)); err != nil {
-		if errors.Is(err, quic.ErrWouldBlock) {
-			return fmt.Errorf("transport: sending a message: %w: %w", ErrBackpressure, err)
-		}
-		l.out = nil
-		return fmt.Errorf("transport: sending a message: %w", err)
-	}
 	return nil
 }
 
@@ -214,7 +93,8 @@ func (c *Client) Age(stamp nettime.Time) (d time.Duration, ok bool) {
 
 // receiveDatagram parses a message datagram and queues it for delivery.
 func (c *Client) receiveDatagram(b []byte, at time.Duration, d *dispatcher) {
-	m, err := ParseMessage(b)
+	wm, err := wire.ParseMessage(b)
+	m := fromWire(wm)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err != nil {
@@ -263,9 +143,10 @@ func (c *Client) acceptStreams(l *link, wg *sync.WaitGroup) {
 // it ends or breaks. A malformed frame is counted and stops the stream.
 func (c *Client) readStream(ctx context.Context, str *quic.ReceiveStream) {
 	for {
-		m, err := readMessageFrame(str)
+		wm, err := wire.ReadMessageFrame(str)
+		m := fromWire(wm)
 		if err != nil {
-			if errors.Is(err, ErrMalformed) || errors.Is(err, ErrVersion) {
+			if errors.Is(err, wire.ErrMalformed) || errors.Is(err, wire.ErrVersion) {
 				c.mu.Lock()
 				c.msgsBad++
 				c.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/netclock/netclock/internal/wire"
 	"github.com/netclock/netclock/provider"
 	"github.com/netclock/netclock/provider/clocksync"
 )
@@ -111,13 +112,13 @@ func TestClientEvents(t *testing.T) {
 		c.mu.Unlock()
 		t2 := t1 + offset + up
 		now = t1 + up + down
-		c.handlePong(AppendPong(nil, Pong{Seq: seq, ClientSend: t1, ServerReceive: t2, ServerSend: t2}), now)
+		c.handlePong(wire.AppendPong(nil, wire.Pong{Seq: seq, ClientSend: t1, ServerReceive: t2, ServerSend: t2}), now)
 		now = t1 + 100*time.Millisecond
 	}
-	for i := range DefaultBurstPings {
+	for i := range defaultBurstPings {
 		select {
 		case <-c.Synced():
-			t.Fatalf("synced after %d samples, want %d", i, DefaultBurstPings)
+			t.Fatalf("synced after %d samples, want %d", i, defaultBurstPings)
 		default:
 		}
 		exchange()
@@ -168,7 +169,7 @@ func TestClientEvents(t *testing.T) {
 
 	// Garbage and unknown pongs are counted, not observed.
 	c.handlePong([]byte{1, 2, 3}, now)
-	c.handlePong(AppendPong(nil, Pong{Seq: 1 << 30}), now)
+	c.handlePong(wire.AppendPong(nil, wire.Pong{Seq: 1 << 30}), now)
 	if st := c.Stats(); st.Malformed != 1 || st.Stale != 1 {
 		t.Errorf("stats %+v, want one malformed, one stale", st)
 	}
@@ -189,7 +190,7 @@ func TestClientDriftAlarm(t *testing.T) {
 		c.mu.Unlock()
 		t2 := t1 + t1/1e6*ppm + 3*time.Second + 10*time.Millisecond
 		now = t1 + 20*time.Millisecond
-		c.handlePong(AppendPong(nil, Pong{Seq: seq, ClientSend: t1, ServerReceive: t2, ServerSend: t2}), now)
+		c.handlePong(wire.AppendPong(nil, wire.Pong{Seq: seq, ClientSend: t1, ServerReceive: t2, ServerSend: t2}), now)
 		now = t1 + 100*time.Millisecond
 	}
 	st := c.Stats()

@@ -42,8 +42,8 @@ func TestBackoff(t *testing.T) {
 	// Waits never exceed the cap and grow monotonically at fixed jitter.
 	prev := time.Duration(0)
 	for n := range 64 {
-		b := backoff(n, DefaultReconnectMin, DefaultReconnectMax, 0.5)
-		if b < prev || b > DefaultReconnectMax {
+		b := backoff(n, defaultReconnectMin, defaultReconnectMax, 0.5)
+		if b < prev || b > defaultReconnectMax {
 			t.Fatalf("backoff(%d) = %v after %v", n, b, prev)
 		}
 		prev = b
@@ -83,11 +83,11 @@ func TestQUICConfigDefaults(t *testing.T) {
 		user *quic.Config
 		want got
 	}{
-		{"nil", nil, got{DefaultKeepAlivePeriod, DefaultMaxIdleTimeout, 0}},
-		{"empty", &quic.Config{}, got{DefaultKeepAlivePeriod, DefaultMaxIdleTimeout, 0}},
+		{"nil", nil, got{defaultKeepAlivePeriod, defaultMaxIdleTimeout, 0}},
+		{"empty", &quic.Config{}, got{defaultKeepAlivePeriod, defaultMaxIdleTimeout, 0}},
 		{"user's kept", &quic.Config{KeepAlivePeriod: time.Second, MaxIdleTimeout: 3 * time.Second,
 			HandshakeIdleTimeout: time.Second}, got{time.Second, 3 * time.Second, time.Second}},
-		{"keep-alive off", &quic.Config{KeepAlivePeriod: -1}, got{0, DefaultMaxIdleTimeout, 0}},
+		{"keep-alive off", &quic.Config{KeepAlivePeriod: -1}, got{0, defaultMaxIdleTimeout, 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q := quicConfig(tc.user, 2, 1)
@@ -113,11 +113,11 @@ func TestClientConfigResolve(t *testing.T) {
 		want    got
 		wantErr bool
 	}{
-		{"defaults", ClientConfig{}, got{DefaultReconnectMin, DefaultReconnectMax, DefaultMessageBuffer, DefaultDriftAlarmPPM}, false},
+		{"defaults", ClientConfig{}, got{defaultReconnectMin, defaultReconnectMax, defaultMessageBuffer, defaultDriftAlarmPPM}, false},
 		{"max below min", ClientConfig{ReconnectMin: time.Second, ReconnectMax: time.Millisecond},
-			got{time.Second, time.Second, DefaultMessageBuffer, DefaultDriftAlarmPPM}, false},
+			got{time.Second, time.Second, defaultMessageBuffer, defaultDriftAlarmPPM}, false},
 		{"drift alarm off", ClientConfig{DriftAlarmPPM: -1, MessageBuffer: 1},
-			got{DefaultReconnectMin, DefaultReconnectMax, 1, -1}, false},
+			got{defaultReconnectMin, defaultReconnectMax, 1, -1}, false},
 		{"negative min", ClientConfig{ReconnectMin: -1}, got{}, true},
 		{"negative buffer", ClientConfig{MessageBuffer: -1}, got{}, true},
 		{"NaN drift", ClientConfig{DriftAlarmPPM: math.NaN()}, got{}, true},

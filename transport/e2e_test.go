@@ -10,6 +10,7 @@ import (
 
 	"github.com/quic-go/quic-go"
 
+	"github.com/netclock/netclock/internal/wire"
 	"github.com/netclock/netclock/provider"
 	"github.com/netclock/netclock/ticksys"
 )
@@ -202,7 +203,7 @@ func TestStreamFallback(t *testing.T) {
 	if abs(errOff) > 5*time.Millisecond {
 		t.Errorf("offset error %v, want under 5ms", errOff)
 	}
-	if st := c.Stats(); st.Mode != ModeStream || st.PongsReceived < DefaultBurstPings {
+	if st := c.Stats(); st.Mode != ModeStream || st.PongsReceived < defaultBurstPings {
 		t.Errorf("client stats %+v", st)
 	}
 	if ss := srv.Stats(); ss.StreamClients != 1 || ss.Clients != 1 {
@@ -326,15 +327,15 @@ func TestMalformedDatagrams(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 
-	ping := AppendPing(nil, Ping{Seq: 1, ClientSend: 5})
+	ping := wire.AppendPing(nil, wire.Ping{Seq: 1, ClientSend: 5})
 	garbage := [][]byte{
 		{},
 		{0xff},
-		ping[:PingLen-1],
-		append(ping[:PingLen:PingLen], 0),
+		ping[:wire.PingLen-1],
+		append(ping[:wire.PingLen:wire.PingLen], 0),
 		{2, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 5}, // a pong's type
 		{1, 9, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 5}, // version 9
-		AppendPong(nil, Pong{}),
+		wire.AppendPong(nil, wire.Pong{}),
 		[]byte(strings.Repeat("x", 1000)),
 	}
 	before := good.Stats().PongsReceived
@@ -348,7 +349,7 @@ func TestMalformedDatagrams(t *testing.T) {
 	})
 	// The raw connection still gets pongs for valid pings (datagrams can
 	// be lost, so retry).
-	var pong Pong
+	var pong wire.Pong
 	for attempt := 0; ; attempt++ {
 		if err := raw.SendDatagram(ping); err != nil {
 			t.Fatal(err)
@@ -357,7 +358,7 @@ func TestMalformedDatagrams(t *testing.T) {
 		b, err := raw.ReceiveDatagram(rctx)
 		rcancel()
 		if err == nil {
-			if pong, err = ParsePong(b); err != nil {
+			if pong, err = wire.ParsePong(b); err != nil {
 				t.Fatal(err)
 			}
 			break

@@ -2,22 +2,21 @@ package transport_test
 
 import (
 	"context"
-	"crypto/tls"
+	"crypto/rand"
 	"errors"
+	"fmt"
 	"log"
 	"net"
-	"os"
 	"time"
 
 	"github.com/quic-go/quic-go"
 
-	"github.com/netclock/netclock/nettime"
 	"github.com/netclock/netclock/ticksys"
 	"github.com/netclock/netclock/transport"
 )
 
-// A server and a client that agree on the tick. (Compiled, not run: it
-// listens on a fixed port.)
+// A server and a client that agree on the tick, and a message from one to
+// the other stamped with the tick it belongs to.
 func Example() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -26,56 +25,59 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	srv, err := transport.Listen("127.0.0.1:4433", transport.ServerConfig{TickRate: 60, TLSConfig: cert.ServerTLS()})
+	srv, err := transport.Listen("127.0.0.1:0", transport.ServerConfig{TickRate: 60, TLSConfig: cert.ServerTLS()})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer srv.Close()
 	go srv.Serve(ctx) // accepts clients and runs the server's tick loop
 	srv.System().OnNetworkTick(func(ev ticksys.TickEvent) { /* the authoritative simulation */ })
-	srv.OnMessage(func(id transport.ClientID, m transport.Message) {
-		lag, _ := srv.Age(m.Stamp) // how long ago the client stamped it
-		_ = lag
-	})
+	inputs := make(chan transport.Message, 16)
+	srv.OnMessage(func(id transport.ClientID, m transport.Message) { inputs <- m })
 
-	c, err := transport.Dial(ctx, "127.0.0.1:4433", transport.ClientConfig{TLSConfig: cert.ClientTLS(), Reconnect: true})
+	// In another process: transport.PinnedClientTLS(cert.CertPEM).
+	c, err := transport.Dial(ctx, srv.Addr().String(), transport.ClientConfig{TLSConfig: cert.ClientTLS(), Reconnect: true})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer c.Close()
-	<-c.Synced() // the connect burst has been observed
-	c.System().OnNetworkTick(func(ev ticksys.TickEvent) { /* predict at ev.Predicted, interpolate at ev.Server */ })
-	go c.Run(ctx) // or call c.Advance(frameTime) from the game loop
-
-	if err := c.SendUnreliable([]byte("jump")); err != nil { // stamped with the predicted time
-		log.Print(err)
-	}
-	var stamp nettime.Time = c.System().ServerTime()
-	lag, ok := c.Age(stamp) // how long ago a stamp was, in shared time
-	log.Println(lag, ok)
-}
-
-// A server that keeps its stateless reset key across restarts and limits
-// who may connect, and a client that tells a refusal apart. (Compiled, not
-// run: it reads a key file and listens on a fixed port.)
-func ExampleServerConfig() {
-	// The key is made once (32 bytes from crypto/rand, written with mode
-	// 0600 next to the TLS key) and loaded at every start, so a restarted
-	// server's first packet ends its previous run's connections.
-	b, err := os.ReadFile("/etc/mygame/netclock-reset.key")
-	if err != nil || len(b) != 32 {
-		log.Fatal("reset key: ", err)
-	}
-	var key quic.StatelessResetKey
-	copy(key[:], b)
-
-	cert, err := tls.LoadX509KeyPair("/etc/mygame/cert.pem", "/etc/mygame/key.pem")
+	sys, err := c.WaitSynced(ctx) // the connect burst has been observed
 	if err != nil {
 		log.Fatal(err)
 	}
-	banned := map[string]bool{"192.0.2.7": true}
-	srv, err := transport.Listen(":4433", transport.ServerConfig{
-		TLSConfig:           &tls.Config{Certificates: []tls.Certificate{cert}},
+	sys.OnNetworkTick(func(ev ticksys.TickEvent) { /* predict at ev.Predicted, interpolate at ev.Server */ })
+	go c.Run(ctx) // or call c.Advance(frameTime) from the game loop
+	fmt.Println("client ticks at", sys.TickRate(), "Hz")
+
+	// Stamped with the client's predicted time: the tick the server should
+	// apply it in.
+	if err := c.Send(transport.Message{Payload: []byte("jump"), Reliable: true}); err != nil {
+		log.Fatal(err)
+	}
+	m := <-inputs
+	_, stamped := srv.Age(m.Stamp) // how long ago its tick was (negative: still to come)
+	fmt.Printf("server got %q, stamped %v, on the %d Hz timeline\n", m.Payload, stamped, m.Stamp.TickRate())
+	// Output:
+	// client ticks at 60 Hz
+	// server got "jump", stamped true, on the 60 Hz timeline
+}
+
+// A server that keeps its stateless reset key across restarts and limits
+// who may connect, and a client that tells a refusal apart.
+func ExampleServerConfig() {
+	// In production the key is made once (32 bytes from crypto/rand,
+	// stored like the TLS key) and loaded at every start, so a restarted
+	// server's first packet ends its previous run's connections.
+	var key quic.StatelessResetKey
+	rand.Read(key[:])
+
+	cert, err := transport.DevCertificate() // in production: tls.LoadX509KeyPair
+	if err != nil {
+		log.Fatal(err)
+	}
+	banned := map[string]bool{"127.0.0.1": true}
+	srv, err := transport.Listen("127.0.0.1:0", transport.ServerConfig{
+		TLSConfig:           cert.ServerTLS(),
 		StatelessResetKey:   &key,
 		MaxClients:          200, // the game's capacity
 		MaxClientsPerSource: 64,  // a LAN party behind one address
@@ -92,11 +94,16 @@ func ExampleServerConfig() {
 	defer srv.Close()
 	go srv.Serve(context.Background())
 
-	_, err = transport.Dial(context.Background(), "game.example:4433", transport.ClientConfig{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err = transport.Dial(ctx, srv.Addr().String(), transport.ClientConfig{TLSConfig: cert.ClientTLS()})
 	switch {
 	case errors.Is(err, transport.ErrRefused): // admission: per-source limit, rate, capacity, Admit
-		log.Print("refused before the handshake; try again later")
+		fmt.Println("refused before the handshake; try again later")
 	case errors.Is(err, transport.ErrServerFull): // MaxClients connected
-		log.Print("server full")
+		fmt.Println("server full")
+	case err != nil:
+		fmt.Println(err)
 	}
+	// Output: refused before the handshake; try again later
 }

@@ -2,31 +2,120 @@ package transport
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/quic-go/quic-go"
+
+	"github.com/netclock/netclock/internal/wire"
 	"github.com/netclock/netclock/nettime"
 )
 
-// Message is a user message carried over a netclock connection.
+// Message is a user message carried over a netclock connection: what
+// Client.Send and Server.Send take, and what the receiver gets.
+//
+// Sends never wait for the network, on either end: a game's tick loop
+// must not stall on a slow peer. A reliable message that QUIC's flow
+// control cannot take whole right now (the peer is not reading fast
+// enough) is not sent, and the error wraps ErrBackpressure: drop it, send
+// it again next tick, or drop the peer. An unreliable message is handed
+// to QUIC as a datagram, which may be lost.
 type Message struct {
-	// Stamp is the network time the message belongs to, as its sender
-	// stamped it: for a client's message by default its System's
-	// predicted time (the tick the server should apply it in). The zero
-	// Time means unstamped.
+	// Stamp is the network time the message belongs to. On send, the zero
+	// Time means now: the client's predicted time (the tick the server
+	// should apply it in; inside a tick callback, that tick), or the
+	// server's server time; a client stamps the zero Time before sync. On
+	// receipt, as the sender stamped it.
 	Stamp nettime.Time
-	// Payload is the message. Received messages own their payload.
+	// Payload is the message: at most MaxReliablePayload bytes if
+	// Reliable, MaxUnreliablePayload if not (ErrTooLarge). Sending does
+	// not keep it; received messages own theirs.
 	Payload []byte
-	// Reliable reports that the message came over the reliable stream
-	// (in order, never lost) rather than as a datagram. Not sent on the
-	// wire: set by the receiver.
+	// Reliable, on send, asks for the reliable stream: in order,
+	// retransmitted until delivered. Otherwise the message travels as a
+	// QUIC datagram: unordered, maybe lost, never late because of a
+	// retransmission (in ModeStream it takes the stream). On receipt, it
+	// reports which way the message came.
 	Reliable bool
 	// Received is the receiver's local clock when the message arrived: the
 	// server clock (Server.Now) on the server, the client clock
 	// (Client.LocalTime) on a client. Not sent on the wire.
 	Received time.Duration
 }
+
+// Sizes of user messages' payloads, in bytes.
+const (
+	// MaxReliablePayload is the largest payload of a reliable message
+	// (64 KiB). It bounds what a peer can make the receiver buffer.
+	MaxReliablePayload = 64 << 10
+	// MaxUnreliablePayload is the largest payload of an unreliable
+	// message (1085 bytes): with its header it fits a QUIC datagram in a
+	// 1200-byte packet, the size every QUIC path carries.
+	MaxUnreliablePayload = 1085
+)
+
+// sender sends one connection's messages without waiting for the network.
+type sender struct {
+	mu  sync.Mutex       // guards out
+	out *quic.SendStream // reliable messages; opened lazily
+}
+
+// send sends m, reliably or not, over conn in mode. Errors wrap
+// ErrTooLarge, ErrBackpressure, or quic-go's.
+func (s *sender) send(conn *quic.Conn, mode Mode, reliable bool, m wire.Message) error {
+	if err := checkPayload(reliable, len(m.Payload)); err != nil {
+		return err
+	}
+	if !reliable && mode == ModeDatagram {
+		if err := conn.SendDatagram(wire.AppendMessage(nil, m)); err != nil {
+			var tl *quic.DatagramTooLargeError
+			if errors.As(err, &tl) {
+				return fmt.Errorf("%w: %w", ErrTooLarge, err)
+			}
+			return err
+		}
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.out == nil {
+		str, err := conn.OpenUniStream()
+		if err != nil {
+			var sl quic.StreamLimitReachedError
+			if errors.As(err, &sl) { // a failed stream's slot is not freed yet
+				return fmt.Errorf("%w: %w", ErrBackpressure, err)
+			}
+			return fmt.Errorf("opening the message stream: %w", err)
+		}
+		s.out = str
+	}
+	if err := s.out.TryWriteAll(wire.AppendMessageFrame(nil, m)); err != nil {
+		if errors.Is(err, quic.ErrWouldBlock) {
+			return fmt.Errorf("%w: %w", ErrBackpressure, err)
+		}
+		s.out.CancelWrite(0)
+		s.out = nil // the stream failed: the next message opens another
+		return err
+	}
+	return nil
+}
+
+// checkPayload bounds a payload's size by its kind.
+func checkPayload(reliable bool, n int) error {
+	switch {
+	case reliable && n > MaxReliablePayload:
+		return fmt.Errorf("reliable message of %d bytes (at most %d): %w", n, MaxReliablePayload, ErrTooLarge)
+	case !reliable && n > MaxUnreliablePayload:
+		return fmt.Errorf("unreliable message of %d bytes (at most %d): %w", n, MaxUnreliablePayload, ErrTooLarge)
+	}
+	return nil
+}
+
+// fromWire returns the user message of a decoded one.
+func fromWire(m wire.Message) Message { return Message{Stamp: m.Stamp, Payload: m.Payload} }
 
 // unreliableQueueLen and unreliableQueueBytes bound the unreliable
 // messages waiting for the message handler per connection: count and

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/quic-go/quic-go"
 
+	"github.com/netclock/netclock/internal/wire"
 	"github.com/netclock/netclock/nettime"
 )
 
@@ -91,6 +92,14 @@ func withPayload(p []byte) func(Message) bool {
 }
 
 // ignoreLocal leaves the receiver's Received time out of a comparison.
+// cmpMessages compares Messages: nettime.Time by ==, payloads by
+// bytes.Equal (nil and empty alike, and fast: cmp walks a []byte element
+// by element).
+var cmpMessages = cmp.Options{
+	cmp.Comparer(func(a, b nettime.Time) bool { return a == b }),
+	cmp.Comparer(bytes.Equal),
+}
+
 var ignoreLocal = cmpopts.IgnoreFields(Message{}, "Received")
 
 func TestMessages(t *testing.T) {
@@ -102,8 +111,6 @@ func TestMessages(t *testing.T) {
 				t.Fatalf("mode %v, want %v", m, mode)
 			}
 			id := onlyClient(t, srv)
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
 			stamp := nettime.FromTick(60, 216_123, time.Millisecond)
 			// With no datagrams, unreliable messages take the stream.
 			viaStream := mode == ModeStream
@@ -120,7 +127,7 @@ func TestMessages(t *testing.T) {
 				{"client unreliable at", true, false, &stamp},
 				{"server reliable", false, true, &stamp},
 				{"server unreliable", false, false, &stamp},
-				{"server unstamped", false, true, &nettime.Time{}},
+				{"server default stamp", false, true, nil},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
 					payload := []byte("payload of " + tc.name)
@@ -128,18 +135,12 @@ func TestMessages(t *testing.T) {
 					before := srv.Now()
 					localBefore := c.LocalTime()
 					var wantStamp nettime.Time
+					msg := Message{Payload: payload, Reliable: tc.reliable}
+					if tc.stamp != nil {
+						msg.Stamp = *tc.stamp
+					}
 					if tc.toServer {
-						send := func() error {
-							switch {
-							case tc.reliable && tc.stamp == nil:
-								return c.SendReliable(ctx, payload)
-							case tc.reliable:
-								return c.SendReliableAt(ctx, *tc.stamp, payload)
-							case tc.stamp == nil:
-								return c.SendUnreliable(payload)
-							}
-							return c.SendUnreliableAt(*tc.stamp, payload)
-						}
+						send := func() error { return c.Send(msg) }
 						fc := receive(t, fromClients, !tc.reliable,
 							func(fc fromClient) bool { return withPayload(payload)(fc.m) }, send)
 						if fc.id != id {
@@ -151,7 +152,7 @@ func TestMessages(t *testing.T) {
 						}
 					} else {
 						got = receive(t, c.Messages(), !tc.reliable, withPayload(payload),
-							func() error { return srv.Send(id, tc.reliable, *tc.stamp, payload) })
+							func() error { return srv.Send(id, msg) })
 						if got.Received < localBefore || got.Received > c.LocalTime() {
 							t.Errorf("received at %v on the client clock, not in [%v, now]", got.Received, localBefore)
 						}
@@ -159,8 +160,9 @@ func TestMessages(t *testing.T) {
 					if tc.stamp != nil {
 						wantStamp = *tc.stamp
 					} else {
-						// The default stamp is the System's predicted time:
-						// on the server's 60 Hz timeline, about now.
+						// The default stamp is the client System's predicted
+						// time or the server's server time: on the server's
+						// 60 Hz timeline, about now.
 						wantStamp = got.Stamp
 						if got.Stamp.TickRate() != 60 || abs(got.Stamp.Duration()-before) > time.Second {
 							t.Errorf("default stamp %v, want a 60 Hz time near the server's %v", got.Stamp, before)
@@ -198,14 +200,33 @@ func TestMessages(t *testing.T) {
 	}
 }
 
+// sendAsReadersKeepUp calls send until it is not refused for
+// backpressure, as a game would try again next tick: a sender may run
+// ahead of its peer by the flow-control window, no more.
+func sendAsReadersKeepUp(t *testing.T, what string, send func() error) {
+	t.Helper()
+	var last error
+	defer func() {
+		if t.Failed() {
+			t.Logf("%s: last error %v", what, last)
+		}
+	}()
+	eventually(t, 10*time.Second, what+" to be taken", func() bool {
+		err := send()
+		last = err
+		if err != nil && !errors.Is(err, ErrBackpressure) {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return err == nil
+	})
+}
+
 // TestReliableOrderAndSize sends many reliable messages and the largest
 // ones both ways: all arrive, in order, intact.
 func TestReliableOrderAndSize(t *testing.T) {
 	srv, fromClients := messageServer(t, ServerConfig{})
 	c := syncedClient(t, srv, ClientConfig{MessageBuffer: 1024})
 	id := onlyClient(t, srv)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 
 	big := bytes.Repeat([]byte("0123456789abcdef"), MaxReliablePayload/16)
 	var want []string // strings: cmp compares them at once, not byte by byte
@@ -216,12 +237,9 @@ func TestReliableOrderAndSize(t *testing.T) {
 	for i, ps := range want {
 		p := []byte(ps)
 		stamp := nettime.FromTick(60, int64(i), 0)
-		if err := c.SendReliableAt(ctx, stamp, p); err != nil {
-			t.Fatalf("client send %d: %v", i, err)
-		}
-		if err := srv.Send(id, true, stamp, p); err != nil {
-			t.Fatalf("server send %d: %v", i, err)
-		}
+		m := Message{Stamp: stamp, Payload: p, Reliable: true}
+		sendAsReadersKeepUp(t, fmt.Sprintf("client send %d", i), func() error { return c.Send(m) })
+		sendAsReadersKeepUp(t, fmt.Sprintf("server send %d", i), func() error { return srv.Send(id, m) })
 	}
 	var toServer, toClient []string
 	for i := range want {
@@ -246,24 +264,23 @@ func TestMessageErrors(t *testing.T) {
 	srv, _ := messageServer(t, ServerConfig{})
 	c := syncedClient(t, srv, ClientConfig{})
 	id := onlyClient(t, srv)
-	ctx := context.Background()
-	stamp := nettime.New(60, 0)
-	canceled, cancel := context.WithCancel(ctx)
-	cancel()
+	unreliable := func(n int) Message { return Message{Stamp: nettime.New(60, 0), Payload: make([]byte, n)} }
+	reliable := func(n int) Message { return Message{Payload: make([]byte, n), Reliable: true} }
 	for _, tc := range []struct {
 		name string
 		send func() error
 		want error
 	}{
-		{"client unreliable too large", func() error { return c.SendUnreliable(make([]byte, MaxUnreliablePayload+1)) }, ErrTooLarge},
-		{"client reliable too large", func() error { return c.SendReliable(ctx, make([]byte, MaxReliablePayload+1)) }, ErrTooLarge},
-		{"client canceled", func() error { return c.SendReliable(canceled, []byte("x")) }, context.Canceled},
-		{"server unreliable too large", func() error { return srv.Send(id, false, stamp, make([]byte, MaxUnreliablePayload+1)) }, ErrTooLarge},
-		{"server reliable too large", func() error { return srv.Send(id, true, stamp, make([]byte, MaxReliablePayload+1)) }, ErrTooLarge},
-		{"broadcast too large", func() error { return srv.Broadcast(false, stamp, make([]byte, MaxUnreliablePayload+1)) }, ErrTooLarge},
-		{"unknown client", func() error { return srv.Send(id+1, true, stamp, nil) }, ErrUnknownClient},
-		{"largest unreliable fits", func() error { return c.SendUnreliable(make([]byte, MaxUnreliablePayload)) }, nil},
-		{"largest server unreliable fits", func() error { return srv.Send(id, false, stamp, make([]byte, MaxUnreliablePayload)) }, nil},
+		{"client unreliable too large", func() error { return c.Send(unreliable(MaxUnreliablePayload + 1)) }, ErrTooLarge},
+		{"client reliable too large", func() error { return c.Send(reliable(MaxReliablePayload + 1)) }, ErrTooLarge},
+		{"server unreliable too large", func() error { return srv.Send(id, unreliable(MaxUnreliablePayload+1)) }, ErrTooLarge},
+		{"server reliable too large", func() error { return srv.Send(id, reliable(MaxReliablePayload+1)) }, ErrTooLarge},
+		{"broadcast too large", func() error { return srv.Broadcast(unreliable(MaxUnreliablePayload + 1)) }, ErrTooLarge},
+		{"unknown client", func() error { return srv.Send(id+1, reliable(0)) }, ErrUnknownClient},
+		{"largest unreliable fits", func() error { return c.Send(unreliable(MaxUnreliablePayload)) }, nil},
+		{"largest server unreliable fits", func() error { return srv.Send(id, unreliable(MaxUnreliablePayload)) }, nil},
+		{"largest reliable fits", func() error { return c.Send(reliable(MaxReliablePayload)) }, nil},
+		{"largest server reliable fits", func() error { return srv.Send(id, reliable(MaxReliablePayload)) }, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.send()
@@ -272,17 +289,13 @@ func TestMessageErrors(t *testing.T) {
 			}
 		})
 	}
-	// The canceled send left the stream usable.
-	if err := c.SendReliable(ctx, []byte("after cancel")); err != nil {
-		t.Errorf("send after a canceled send: %v", err)
-	}
 	c.Close()
 	for _, tc := range []struct {
 		name string
 		send func() error
 	}{
-		{"reliable", func() error { return c.SendReliable(ctx, nil) }},
-		{"unreliable", func() error { return c.SendUnreliable(nil) }},
+		{"reliable", func() error { return c.Send(reliable(0)) }},
+		{"unreliable", func() error { return c.Send(unreliable(0)) }},
 	} {
 		if err := tc.send(); !errors.Is(err, ErrClosed) {
 			t.Errorf("%s send after Close = %v, want ErrClosed", tc.name, err)
@@ -308,7 +321,7 @@ func TestBroadcast(t *testing.T) {
 		payload := fmt.Appendf(nil, "to all, reliable %v", reliable)
 		for i, c := range clients {
 			got := receive(t, c.Messages(), !reliable, withPayload(payload),
-				func() error { return srv.Broadcast(reliable, stamp, payload) })
+				func() error { return srv.Broadcast(Message{Stamp: stamp, Payload: payload, Reliable: reliable}) })
 			want := Message{Stamp: stamp, Payload: payload, Reliable: reliable || i == 1}
 			if d := cmp.Diff(want, got, cmpMessages, ignoreLocal); d != "" {
 				t.Errorf("client %d, reliable %v (-want +got):\n%s", i, reliable, d)
@@ -382,10 +395,10 @@ func rawClientWith(t *testing.T, srv *Server, datagrams bool) *quic.Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := str.Write(AppendClientHello(nil, ClientHello{})); err != nil {
+	if _, err := str.Write(wire.AppendClientHello(nil, wire.ClientHello{})); err != nil {
 		t.Fatal(err)
 	}
-	if h, err := readServerHello(str); err != nil || h.Status != StatusOK {
+	if h, err := wire.ReadServerHello(str); err != nil || h.Status != wire.StatusOK {
 		t.Fatalf("server hello %+v, %v", h, err)
 	}
 	return raw
@@ -399,7 +412,7 @@ func TestMalformedMessages(t *testing.T) {
 	raw := rawClient(t, srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	good := AppendMessageFrame(nil, Message{Stamp: nettime.New(60, time.Second), Payload: []byte("good")})
+	good := wire.AppendMessageFrame(nil, wire.Message{Stamp: nettime.New(60, time.Second), Payload: []byte("good")})
 	badStamp := bytes.Clone(good)
 	badStamp[4+2+4] = 0 // the stamp's rate (00 00 00 3c): 0, with a nonzero time
 	for i, tc := range []struct {
@@ -447,7 +460,7 @@ func TestMalformedMessages(t *testing.T) {
 		return srv.Stats().Malformed == before+4
 	})
 	// The connection still gets pongs.
-	ping := AppendPing(nil, Ping{Seq: 1, ClientSend: 5})
+	ping := wire.AppendPing(nil, wire.Ping{Seq: 1, ClientSend: 5})
 	pongs := make(chan []byte, 16)
 	go func() {
 		for {
@@ -459,7 +472,7 @@ func TestMalformedMessages(t *testing.T) {
 		}
 	}()
 	b := receive(t, pongs, true, func([]byte) bool { return true }, func() error { return raw.SendDatagram(ping) })
-	if p, err := ParsePong(b); err != nil || p.Seq != 1 {
+	if p, err := wire.ParsePong(b); err != nil || p.Seq != 1 {
 		t.Errorf("pong %+v, %v", p, err)
 	}
 	if ss := srv.Stats(); ss.Clients != 1 || ss.MessagesReceived != 5 {
@@ -490,10 +503,10 @@ func TestClientMalformedMessages(t *testing.T) {
 		if err != nil {
 			return
 		}
-		if _, err := readClientHello(str); err != nil {
+		if _, err := wire.ReadClientHello(str); err != nil {
 			return
 		}
-		str.Write(AppendServerHello(nil, ServerHello{TickRate: 60, Epoch: 1}))
+		str.Write(wire.AppendServerHello(nil, wire.ServerHello{TickRate: 60, Epoch: 1}))
 		str.Close()
 		serverConn <- conn
 	}()
@@ -509,7 +522,7 @@ func TestClientMalformedMessages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	good := AppendMessageFrame(nil, Message{Stamp: nettime.New(60, 0), Payload: []byte("ok")})
+	good := wire.AppendMessageFrame(nil, wire.Message{Stamp: nettime.New(60, 0), Payload: []byte("ok")})
 	if _, err := str.Write(append(good, 0xff, 0xff, 0xff, 0xff)); err != nil {
 		t.Fatal(err)
 	}
@@ -525,5 +538,35 @@ func TestClientMalformedMessages(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "malformed message frame; stream stopped") {
 		t.Errorf("log lacks the malformed frame:\n%s", logs.String())
+	}
+}
+
+// TestPayloadLimits: the limits users see are the wire codec's.
+func TestPayloadLimits(t *testing.T) {
+	if MaxReliablePayload != wire.MaxReliablePayload || MaxUnreliablePayload != wire.MaxUnreliablePayload {
+		t.Errorf("payload limits %d, %d; the wire codec's %d, %d", MaxReliablePayload, MaxUnreliablePayload,
+			wire.MaxReliablePayload, wire.MaxUnreliablePayload)
+	}
+}
+
+// TestLargestReliableAfterAnyFill: whatever the client sent before, once
+// the server has read it all, a reliable message of the largest size is
+// taken. Sends never wait, so the message must fit whole in the flow-control
+// credit, and quic-go advertises more credit only once a quarter of its
+// window is consumed: the server's windows must hold the largest message
+// in three quarters of them, or a client can be refused for ever.
+func TestLargestReliableAfterAnyFill(t *testing.T) {
+	srv, fromClients := messageServer(t, ServerConfig{})
+	c := syncedClient(t, srv, ClientConfig{})
+	big := Message{Payload: make([]byte, MaxReliablePayload), Reliable: true}
+	small := Message{Payload: make([]byte, 1000), Reliable: true}
+	for fill := 0; fill <= 100; fill += 4 { // KB sent before the big one
+		for i := range fill {
+			sendAsReadersKeepUp(t, fmt.Sprintf("fill %d, small message %d", fill, i), func() error { return c.Send(small) })
+		}
+		sendAsReadersKeepUp(t, fmt.Sprintf("the largest message after %d KB", fill), func() error { return c.Send(big) })
+		for range fill + 1 {
+			await(t, fromClients, 5*time.Second, "the server to read the messages")
+		}
 	}
 }

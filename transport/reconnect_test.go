@@ -162,7 +162,7 @@ func TestReconnectServerRestart(t *testing.T) {
 				if _, ok := c.SharedTime(); ok {
 					t.Error("SharedTime valid while the server is down")
 				}
-				if err := c.SendUnreliable([]byte("x")); !errors.Is(err, ErrNotConnected) {
+				if err := c.Send(Message{Payload: []byte("x")}); !errors.Is(err, ErrNotConnected) {
 					t.Errorf("send while down = %v, want ErrNotConnected", err)
 				}
 				select {
@@ -204,7 +204,7 @@ func TestReconnectServerRestart(t *testing.T) {
 				t.Errorf("resets (-want +got):\n%s", d)
 			}
 			// Messages flow on the new connection.
-			if err := c.SendReliableAt(ctx, nettime.New(60, time.Second), []byte("again")); err != nil {
+			if err := c.Send(Message{Stamp: nettime.New(60, time.Second), Payload: []byte("again"), Reliable: true}); err != nil {
 				t.Fatal(err)
 			}
 			if m := await(t, got, 5*time.Second, "a message on the new connection"); string(m.Payload) != "again" {
@@ -278,7 +278,7 @@ func TestReconnectSameServer(t *testing.T) {
 
 	bh.drop.Store(true)
 	eventually(t, 5*time.Second, "the connection to idle out", func() bool { return !c.Stats().Connected })
-	if err := c.SendReliable(ctx, []byte("x")); !errors.Is(err, ErrNotConnected) {
+	if err := c.Send(Message{Payload: []byte("x"), Reliable: true}); !errors.Is(err, ErrNotConnected) {
 		t.Errorf("send while disconnected = %v, want ErrNotConnected", err)
 	}
 	eventually(t, 5*time.Second, "a failed redial", func() bool { return c.Stats().ReconnectFailures >= 1 })

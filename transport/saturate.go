@@ -3,6 +3,8 @@ package transport
 import (
 	"math"
 	"time"
+
+	"github.com/netclock/netclock/internal/wire"
 )
 
 // Saturating arithmetic for where a time from the network meets a local
@@ -32,7 +34,7 @@ const maxPongTime = time.Duration(math.MaxInt64 / 4)
 
 // pongTimesInRange reports whether p's server times are within
 // ±maxPongTime.
-func pongTimesInRange(p Pong) bool {
+func pongTimesInRange(p wire.Pong) bool {
 	in := func(d time.Duration) bool { return d >= -maxPongTime && d <= maxPongTime }
 	return in(p.ServerReceive) && in(p.ServerSend)
 }

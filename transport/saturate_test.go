@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/netclock/netclock/internal/wire"
 	"github.com/netclock/netclock/nettime"
 )
 
@@ -63,7 +64,7 @@ func TestPongTimesOutOfRange(t *testing.T) {
 	var logs logBuffer
 	now := time.Second
 	c := newBareClient(t, &logs, func() time.Duration { return now })
-	for i, p := range []Pong{
+	for i, p := range []wire.Pong{
 		{ServerReceive: math.MaxInt64, ServerSend: math.MaxInt64},
 		{ServerReceive: math.MinInt64, ServerSend: 0},
 		{ServerReceive: 0, ServerSend: maxPongTime + 1},
@@ -72,7 +73,7 @@ func TestPongTimesOutOfRange(t *testing.T) {
 		p.Seq = c.notePingLocked(now)
 		c.mu.Unlock()
 		p.ClientSend = now
-		c.handlePong(AppendPong(nil, p), now+time.Millisecond)
+		c.handlePong(wire.AppendPong(nil, p), now+time.Millisecond)
 		if st := c.Stats(); st.Malformed != int64(i+1) || st.PongsReceived != 0 || c.est.Stats().Samples != 0 {
 			t.Fatalf("pong %+v: malformed %d, pongs %d, samples %d", p, st.Malformed, st.PongsReceived, c.est.Stats().Samples)
 		}
@@ -80,7 +81,7 @@ func TestPongTimesOutOfRange(t *testing.T) {
 	c.mu.Lock()
 	seq := c.notePingLocked(now)
 	c.mu.Unlock()
-	c.handlePong(AppendPong(nil, Pong{Seq: seq, ClientSend: now, ServerReceive: maxPongTime, ServerSend: maxPongTime}), now)
+	c.handlePong(wire.AppendPong(nil, wire.Pong{Seq: seq, ClientSend: now, ServerReceive: maxPongTime, ServerSend: maxPongTime}), now)
 	if st := c.Stats(); st.PongsReceived != 1 {
 		t.Errorf("a pong at the bound was not taken: %+v", st)
 	}

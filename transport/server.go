@@ -15,12 +15,13 @@ import (
 
 	"github.com/quic-go/quic-go"
 
+	"github.com/netclock/netclock/internal/wire"
 	"github.com/netclock/netclock/provider"
 	"github.com/netclock/netclock/ticksys"
 )
 
 // refuseGrace is how long a server that refused a client waits for the
-// client to read the ServerHello and close the connection itself, before
+// client to read the server hello and close the connection itself, before
 // closing it: closing at once could discard the hello still in flight.
 const refuseGrace = time.Second
 
@@ -39,7 +40,7 @@ type ServerStats struct {
 	// AdmissionRefused counts connection attempts refused before their
 	// TLS handshake: too many from one address (MaxClientsPerSource), over
 	// HandshakeRate, the server at capacity, or refused by Admit. It
-	// counts Initial packets: an attempt whose ClientHello spans two
+	// counts Initial packets: an attempt whose client hello spans two
 	// packets may count twice.
 	AdmissionRefused int64
 	// AddressValidations counts the times new attempts were asked to
@@ -79,7 +80,7 @@ type ServerStats struct {
 // client costs about 80 KiB (quic-go's connection state, TLS, five
 // goroutines). On top of that a client can make the server hold at most:
 // stream data not read yet, within the server's connection receive window
-// (DefaultConnectionReceiveWindow, 96 KiB, unless QUICConfig sets it); one
+// (96 KiB unless QUICConfig sets it); one
 // partially received reliable message (a client may open one message
 // stream at a time; the buffer grows with the bytes that arrive, at most
 // 64 KiB, for at most FrameTimeout); 64 KiB of unreliable messages waiting
@@ -256,7 +257,7 @@ func (s *Server) System() *ticksys.System { return s.sys }
 func (s *Server) TickRate() uint32 { return s.cfg.TickRate }
 
 // Epoch returns the session epoch, random per server, sent in every
-// ServerHello.
+// server hello.
 func (s *Server) Epoch() uint64 { return s.epoch }
 
 // Now returns the server clock: the server time since tick 0, read from the
@@ -498,7 +499,7 @@ func (s *Server) unregister(sc *serverClient) {
 	}
 }
 
-// handshake reads the ClientHello, answers it, and refuses the client on a
+// handshake reads the client hello, answers it, and refuses the client on a
 // mismatch. On success the client is counted in s.clients.
 func (s *Server) handshake(ctx context.Context, conn *quic.Conn, log *slog.Logger) error {
 	fail := func(err error) error {
@@ -514,31 +515,31 @@ func (s *Server) handshake(ctx context.Context, conn *quic.Conn, log *slog.Logge
 		return fail(fmt.Errorf("%w: no hello stream: %w", ErrProtocol, err))
 	}
 	str.SetReadDeadline(time.Now().Add(s.cfg.HelloTimeout))
-	hello, err := readClientHello(str)
+	hello, err := wire.ReadClientHello(str)
 	// Nothing follows the hello: what a peer sends after it is discarded
 	// at once rather than kept in the stream's buffer.
 	str.CancelRead(streamCodeDone)
 	version := wireVersion(s.cfg.protocolVersion)
-	reply := ServerHello{Version: version, TickRate: s.cfg.TickRate, Epoch: s.epoch}
+	reply := wire.ServerHello{Version: version, TickRate: s.cfg.TickRate, Epoch: s.epoch}
 	var why string
 	switch {
-	case errors.Is(err, ErrVersion) || (err == nil && hello.Version != version):
-		reply.Status = StatusVersionMismatch
+	case errors.Is(err, wire.ErrVersion) || (err == nil && hello.Version != version):
+		reply.Status = wire.StatusVersionMismatch
 		why = fmt.Sprintf("protocol version mismatch: server speaks %d, client %d", version, hello.Version)
 	case err != nil:
 		return fail(fmt.Errorf("%w: reading client hello: %w", ErrProtocol, err))
 	case hello.TickRate != 0 && hello.TickRate != s.cfg.TickRate:
-		reply.Status = StatusTickRateMismatch
+		reply.Status = wire.StatusTickRateMismatch
 		why = fmt.Sprintf("tick rate mismatch: server ticks at %d Hz, client wants %d Hz",
 			s.cfg.TickRate, hello.TickRate)
 	case !s.admit():
-		reply.Status = StatusServerFull
+		reply.Status = wire.StatusServerFull
 		why = fmt.Sprintf("server full: %d clients", s.cfg.MaxClients)
 	}
 	reply.ServerTime = s.Now()
-	_, werr := str.Write(AppendServerHello(nil, reply))
+	_, werr := str.Write(wire.AppendServerHello(nil, reply))
 	str.Close() // phase 1 sends nothing more on the control stream
-	if reply.Status != StatusOK {
+	if reply.Status != wire.StatusOK {
 		s.refused.Add(1)
 		log.Warn("netclock: client refused", "status", reply.Status.String(), "reason", why)
 		s.refuse(ctx, conn, statusCode(reply.Status), why)
@@ -565,7 +566,7 @@ func (s *Server) admit() bool {
 	return true
 }
 
-// refuse gives the client up to refuseGrace to read the ServerHello and
+// refuse gives the client up to refuseGrace to read the wire.ServerHello and
 // close, then closes the connection with code.
 func (s *Server) refuse(ctx context.Context, conn *quic.Conn, code quic.ApplicationErrorCode, why string) {
 	t := time.NewTimer(refuseGrace)
@@ -582,26 +583,26 @@ func (s *Server) refuse(ctx context.Context, conn *quic.Conn, code quic.Applicat
 // unreliable messages on d, until the connection closes.
 func (s *Server) serveDatagrams(sc *serverClient, d *dispatcher) error {
 	conn, log := sc.conn, sc.log
-	out := make([]byte, 0, PongLen)
+	out := make([]byte, 0, wire.PongLen)
 	for {
 		b, err := conn.ReceiveDatagram(context.Background())
 		t2 := s.Now() // T2 first: nothing may sit between arrival and stamp
 		if err != nil {
 			return err
 		}
-		if len(b) > 0 && b[0] == typeMessage {
+		if wire.IsMessage(b) {
 			s.receiveDatagram(sc, b, t2, d)
 			continue
 		}
-		ping, err := ParsePing(b)
+		ping, err := wire.ParsePing(b)
 		if err != nil {
 			s.malformed.Add(1)
 			log.Debug("netclock: dropped malformed datagram", "len", len(b), "err", err)
 			continue
 		}
-		pong := Pong{Seq: ping.Seq, ClientSend: ping.ClientSend, ServerReceive: t2}
+		pong := wire.Pong{Seq: ping.Seq, ClientSend: ping.ClientSend, ServerReceive: t2}
 		pong.ServerSend = s.Now() // T3 last: right before the send
-		out = AppendPong(out[:0], pong)
+		out = wire.AppendPong(out[:0], pong)
 		if err := conn.SendDatagram(out); err != nil {
 			if conn.Context().Err() != nil {
 				return err
@@ -624,29 +625,29 @@ func (s *Server) serveStream(ctx context.Context, sc *serverClient, wg *sync.Wai
 		return err
 	}
 	wg.Go(func() { s.refuseStreams(sc) })
-	buf := make([]byte, MaxFrameLen+2)
-	pongBuf := make([]byte, 0, PongLen)
-	out := make([]byte, 0, PongLen+2)
+	buf := make([]byte, wire.MaxFrameLen+2)
+	pongBuf := make([]byte, 0, wire.PongLen)
+	out := make([]byte, 0, wire.PongLen+2)
 	for {
-		payload, err := readFrame(str, buf)
+		payload, err := wire.ReadFrame(str, buf)
 		t2 := s.Now()
 		if err != nil {
-			if errors.Is(err, ErrMalformed) { // the stream is out of step for good
+			if errors.Is(err, wire.ErrMalformed) { // the stream is out of step for good
 				s.malformed.Add(1)
 				conn.CloseWithError(CodeProtocolViolation, err.Error())
 			}
 			return err
 		}
-		ping, err := ParsePing(payload)
+		ping, err := wire.ParsePing(payload)
 		if err != nil {
 			s.malformed.Add(1)
 			log.Debug("netclock: dropped malformed frame", "len", len(payload), "err", err)
 			continue
 		}
-		pong := Pong{Seq: ping.Seq, ClientSend: ping.ClientSend, ServerReceive: t2}
+		pong := wire.Pong{Seq: ping.Seq, ClientSend: ping.ClientSend, ServerReceive: t2}
 		pong.ServerSend = s.Now()
-		pongBuf = AppendPong(pongBuf[:0], pong)
-		out = AppendFrame(out[:0], pongBuf)
+		pongBuf = wire.AppendPong(pongBuf[:0], pong)
+		out = wire.AppendFrame(out[:0], pongBuf)
 		if _, err := str.Write(out); err != nil {
 			return err
 		}

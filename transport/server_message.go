@@ -16,6 +16,7 @@ import (
 
 	"github.com/quic-go/quic-go"
 
+	"github.com/netclock/netclock/internal/wire"
 	"github.com/netclock/netclock/nettime"
 )
 
@@ -54,8 +55,7 @@ type serverClient struct {
 	since time.Time
 	log   *slog.Logger
 
-	outMu sync.Mutex       // guards out
-	out   *quic.SendStream // reliable messages; opened lazily
+	out sender
 
 	pings, msgsRecv, msgsSent atomic.Int64
 }
@@ -113,32 +113,28 @@ func (s *Server) OnMessage(fn func(ClientID, Message)) {
 	s.onMessage.Store(&fn)
 }
 
-// Send sends payload to client id, stamped with stamp (for example the
-// server's System().ServerTime(), or nettime.New(rate, Now())). Reliable
-// messages go over the client's reliable stream (in order, at most
-// MaxReliablePayload bytes), unreliable ones as a QUIC datagram (at most
-// MaxUnreliablePayload; in ModeStream they take the stream and arrive with
-// Reliable set). Send never blocks on the network: if QUIC's flow control
-// cannot take a reliable message now (the client is not reading), nothing
-// is sent and the error wraps ErrBackpressure. Other errors wrap
+// Send sends m to client id (see Message: a zero Stamp is stamped with
+// System().ServerTime(); Reliable chooses the stream). It never waits for
+// the network: a reliable message the client's flow control cannot take
+// now is not sent, and the error wraps ErrBackpressure. Other errors wrap
 // ErrUnknownClient, ErrTooLarge, or quic-go's error.
-func (s *Server) Send(id ClientID, reliable bool, stamp nettime.Time, payload []byte) error {
+func (s *Server) Send(id ClientID, m Message) error {
 	sc := s.client(id)
 	if sc == nil {
 		return fmt.Errorf("transport: send to client %d: %w", id, ErrUnknownClient)
 	}
-	if err := sc.send(reliable, Message{Stamp: stamp, Payload: payload}); err != nil {
+	if err := sc.send(m.Reliable, s.toWire(m)); err != nil {
 		return fmt.Errorf("transport: send to client %d: %w", id, err)
 	}
 	s.msgsSent.Add(1)
 	return nil
 }
 
-// Broadcast sends payload to every connected client, as Send does. It
-// returns the errors of the clients it failed to send to, joined
-// (errors.Join), or nil.
-func (s *Server) Broadcast(reliable bool, stamp nettime.Time, payload []byte) error {
-	if err := checkPayload(reliable, len(payload)); err != nil {
+// Broadcast sends m to every connected client, as Send does, with one
+// stamp for all. It returns the errors of the clients it failed to send
+// to, joined (errors.Join), or nil.
+func (s *Server) Broadcast(m Message) error {
+	if err := checkPayload(m.Reliable, len(m.Payload)); err != nil {
 		return fmt.Errorf("transport: broadcast: %w", err)
 	}
 	s.mu.Lock()
@@ -149,9 +145,9 @@ func (s *Server) Broadcast(reliable bool, stamp nettime.Time, payload []byte) er
 	s.mu.Unlock()
 	slices.SortFunc(scs, func(a, b *serverClient) int { return cmp.Compare(a.id, b.id) })
 	var errs []error
-	m := Message{Stamp: stamp, Payload: payload}
+	wm := s.toWire(m)
 	for _, sc := range scs {
-		if err := sc.send(reliable, m); err != nil {
+		if err := sc.send(m.Reliable, wm); err != nil {
 			errs = append(errs, fmt.Errorf("transport: send to client %d: %w", sc.id, err))
 			continue
 		}
@@ -160,54 +156,23 @@ func (s *Server) Broadcast(reliable bool, stamp nettime.Time, payload []byte) er
 	return errors.Join(errs...)
 }
 
+// toWire returns the wire form of m, stamped now if m's Stamp is zero.
+func (s *Server) toWire(m Message) wire.Message {
+	if m.Stamp.IsZero() {
+		m.Stamp = s.sys.ServerTime()
+	}
+	return wire.Message{Stamp: m.Stamp, Payload: m.Payload}
+}
+
 // Age returns how long ago stamp was on the server clock: Now minus the
 // stamp, saturating at the range of time.Duration (a stamp near
 // −nettime.MaxDuration is about 292 years ago, never in the future); false
 // for the zero Time. The stamp's tick rate does not matter.
 func (s *Server) Age(stamp nettime.Time) (time.Duration, bool) { return age(s.Now(), stamp) }
 
-// checkPayload bounds a payload's size by its kind.
-func checkPayload(reliable bool, n int) error {
-	switch {
-	case reliable && n > MaxReliablePayload:
-		return fmt.Errorf("reliable message of %d bytes (at most %d): %w", n, MaxReliablePayload, ErrTooLarge)
-	case !reliable && n > MaxUnreliablePayload:
-		return fmt.Errorf("unreliable message of %d bytes (at most %d): %w", n, MaxUnreliablePayload, ErrTooLarge)
-	}
-	return nil
-}
-
-// send sends m to the client without blocking on the network.
-func (sc *serverClient) send(reliable bool, m Message) error {
-	if err := checkPayload(reliable, len(m.Payload)); err != nil {
-		return err
-	}
-	if !reliable && sc.mode == ModeDatagram {
-		if err := sc.conn.SendDatagram(AppendMessage(nil, m)); err != nil {
-			var tl *quic.DatagramTooLargeError
-			if errors.As(err, &tl) {
-				return fmt.Errorf("%w: %w", ErrTooLarge, err)
-			}
-			return err
-		}
-		sc.msgsSent.Add(1)
-		return nil
-	}
-	sc.outMu.Lock()
-	defer sc.outMu.Unlock()
-	if sc.out == nil {
-		str, err := sc.conn.OpenUniStream()
-		if err != nil {
-			return fmt.Errorf("opening the message stream: %w", err)
-		}
-		sc.out = str
-	}
-	if err := sc.out.TryWriteAll(AppendMessageFrame(nil, m)); err != nil {
-		if errors.Is(err, quic.ErrWouldBlock) {
-			return fmt.Errorf("%w: %w", ErrBackpressure, err)
-		}
-		sc.out.CancelWrite(0)
-		sc.out = nil // the stream failed: the next message opens another
+// send sends m to the client without waiting for the network.
+func (sc *serverClient) send(reliable bool, m wire.Message) error {
+	if err := sc.out.send(sc.conn, sc.mode, reliable, m); err != nil {
 		return err
 	}
 	sc.msgsSent.Add(1)
@@ -216,7 +181,8 @@ func (sc *serverClient) send(reliable bool, m Message) error {
 
 // receiveDatagram parses a message datagram and queues it for delivery.
 func (s *Server) receiveDatagram(sc *serverClient, b []byte, at time.Duration, d *dispatcher) {
-	m, err := ParseMessage(b)
+	wm, err := wire.ParseMessage(b)
+	m := fromWire(wm)
 	if err != nil {
 		s.malformed.Add(1)
 		sc.log.Debug("netclock: dropped malformed message datagram", "len", len(b), "err", err)
@@ -262,10 +228,11 @@ func (s *Server) acceptStreams(sc *serverClient, wg *sync.WaitGroup) {
 // with the bytes received.
 func (s *Server) readStream(ctx context.Context, sc *serverClient, str *quic.ReceiveStream) {
 	for {
-		m, err := readMessageFrameWithin(str, str, s.cfg.FrameTimeout)
+		wm, err := wire.ReadMessageFrameWithin(str, str, s.cfg.FrameTimeout)
+		m := fromWire(wm)
 		if err != nil {
 			switch {
-			case errors.Is(err, ErrMalformed) || errors.Is(err, ErrVersion):
+			case errors.Is(err, wire.ErrMalformed) || errors.Is(err, wire.ErrVersion):
 				s.malformed.Add(1)
 				sc.log.Warn("netclock: malformed message frame; stream stopped", "err", err)
 				str.CancelRead(streamCodeMalformed)

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -8,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"math/big"
 	"net"
@@ -90,4 +92,50 @@ func (d DevCert) ClientTLS() *tls.Config {
 	pool := x509.NewCertPool()
 	pool.AddCert(d.Certificate.Leaf)
 	return &tls.Config{RootCAs: pool, ServerName: d.ServerName, MinVersion: tls.VersionTLS13}
+}
+
+// PinnedClientTLS returns a TLS config for ClientConfig.TLSConfig that
+// trusts exactly the certificates in certPEM, instead of the system roots:
+// the server's development certificate (DevCert.CertPEM, for a client in
+// another process), or the certificate of a private CA. The server must
+// present one of them or a certificate one of them signed, for the name
+// dialed (the host of Dial's address, IP addresses included, unless the
+// caller sets ServerName on the result). A server that does not fails the
+// dial with an error wrapping ErrCertificateMismatch. certPEM holds one or
+// more PEM blocks of type CERTIFICATE and nothing else; anything else is an
+// error wrapping ErrInvalidConfig.
+func PinnedClientTLS(certPEM []byte) (*tls.Config, error) {
+	pool := x509.NewCertPool()
+	n := 0
+	for rest := certPEM; ; {
+		var block *pem.Block
+		block, rest = pem.Decode(rest)
+		if block == nil {
+			if len(bytes.TrimSpace(rest)) > 0 {
+				return nil, fmt.Errorf("%w: pinned certificate: %d bytes that are not PEM", ErrInvalidConfig, len(rest))
+			}
+			break
+		}
+		if block.Type != "CERTIFICATE" {
+			return nil, fmt.Errorf("%w: pinned certificate: a PEM block of type %q, want CERTIFICATE",
+				ErrInvalidConfig, block.Type)
+		}
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("%w: pinned certificate: %w", ErrInvalidConfig, err)
+		}
+		pool.AddCert(cert)
+		n++
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("%w: pinned certificate: no PEM certificate", ErrInvalidConfig)
+	}
+	return &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS13}, nil
+}
+
+// isUnknownAuthority reports whether err is a TLS handshake that failed
+// because no trusted root vouches for the server's certificate.
+func isUnknownAuthority(err error) bool {
+	var ua x509.UnknownAuthorityError
+	return errors.As(err, &ua)
 }

@@ -7,8 +7,8 @@
 // after the datagram arrives and the send time right before the pong leaves,
 // so one slow client never delays another's timestamps. A Client measures
 // the server clock with a start burst and a steady ping rate, steers a
-// provider.Client by the estimate, and, once synced, exposes a
-// ticksys.System running at the server's tick rate.
+// provider.Client by the estimate, and, once synced (Client.WaitSynced),
+// exposes a ticksys.System running at the server's tick rate.
 //
 // Pings travel as QUIC datagrams (RFC 9221): unreliable, so a lost ping is
 // simply a missing sample, never a retransmitted (and therefore late) one.
@@ -16,13 +16,14 @@
 // second bidirectional stream, which works but suffers head-of-line blocking
 // under loss; ClientStats.Mode and ServerStats.StreamClients report it.
 //
-// Over the same connection, both sides can send their own messages, each
-// stamped with the network time it belongs to (a nettime.Time): unreliable
-// ones as QUIC datagrams, reliable ones as frames on one unidirectional
-// stream per direction (Client.SendReliable, Client.SendUnreliable,
-// Client.Messages; Server.Send, Server.Broadcast, Server.OnMessage).
-// Client.Age and Server.Age say how long ago such a stamp was in shared
-// time.
+// Over the same connection, both sides send their own messages the same
+// way: a Message, stamped with the network time it belongs to (a
+// nettime.Time), reliable (frames on one unidirectional stream per
+// direction) or not (QUIC datagrams), to Client.Send, Server.Send or
+// Server.Broadcast, received from Client.Messages or Server.OnMessage.
+// No send waits for the network: a reliable message the peer's flow
+// control cannot take now returns ErrBackpressure. Client.Age and
+// Server.Age say how long ago a stamp was in shared time.
 //
 // With ClientConfig.Reconnect, a client whose connection is lost redials
 // with backoff; if the server restarted meanwhile (its session epoch
@@ -38,7 +39,9 @@
 // stateless reset (ServerConfig.StatelessResetKey), so that a client of a
 // restarted server reports not synchronized and reconnects at once.
 //
-// The wire format is in wire.go; TLS helpers for development in tls.go.
+// For development, DevCertificate makes a self-signed certificate that a
+// server presents and its clients pin (DevCert.ClientTLS in the same
+// process, PinnedClientTLS with its PEM in another).
 package transport
 
 import (
@@ -48,11 +51,26 @@ import (
 	"time"
 
 	"github.com/quic-go/quic-go"
+
+	"github.com/netclock/netclock/internal/wire"
 )
 
+// ALPN is the TLS application protocol netclock speaks. The server accepts
+// no other; a peer offering none of it fails the TLS handshake (ErrALPN).
+const ALPN = "netclock/1"
+
+// wireVersion is the protocol version a peer speaks: v, or by default
+// wire.ProtocolVersion (tests speak others).
+func wireVersion(v uint16) uint16 {
+	if v == 0 {
+		return wire.ProtocolVersion
+	}
+	return v
+}
+
 // Errors of the handshake and of the API. Errors returned by this package
-// wrap one of them (or one of the wire codec's, ErrMalformed and
-// ErrVersion) with %w, and keep the underlying quic-go error in the chain.
+// wrap one of them with %w, and keep the underlying quic-go error in the
+// chain.
 var (
 	// ErrVersionMismatch: client and server speak different protocol
 	// versions.
@@ -72,6 +90,13 @@ var (
 	// ErrALPN: the peer does not speak netclock's application protocol
 	// (ALPN "netclock/1"); the TLS handshake failed.
 	ErrALPN = errors.New("transport: peer does not speak " + ALPN + " (TLS ALPN mismatch)")
+	// ErrCertificateMismatch: the server's certificate is not one the
+	// client pins (TLSConfig with RootCAs: PinnedClientTLS,
+	// DevCert.ClientTLS, a private CA), nor signed by one: another server
+	// answered, or its certificate was made anew (a DevCertificate is new
+	// each run unless saved). The TLS handshake failed; crypto/x509's
+	// error is in the chain. Reconnect does not retry it.
+	ErrCertificateMismatch = errors.New("transport: the server's certificate does not match the pinned certificate")
 	// ErrProtocol: the peer broke the protocol (a malformed hello or
 	// frame, or no hello in time).
 	ErrProtocol = errors.New("transport: protocol violation")
@@ -91,10 +116,11 @@ var (
 	// ErrUnknownClient: Server.Send was given a ClientID that is not
 	// connected (never was, or has disconnected).
 	ErrUnknownClient = errors.New("transport: unknown client")
-	// ErrBackpressure: a reliable message could not be queued without
-	// blocking, because the peer is not reading fast enough (QUIC flow
-	// control); nothing of it was sent. Server.Send and unreliable
-	// messages in ModeStream never block and return it instead.
+	// ErrBackpressure: a reliable message (or, in ModeStream, an
+	// unreliable one) could not be handed to QUIC whole without waiting,
+	// because the peer is not reading fast enough (QUIC flow control);
+	// nothing of it was sent. Sends never wait: try again later, or drop
+	// it.
 	ErrBackpressure = errors.New("transport: peer is not reading fast enough")
 )
 
@@ -118,13 +144,13 @@ const (
 )
 
 // statusCode maps a refusal to the error code the connection closes with.
-func statusCode(s Status) quic.ApplicationErrorCode {
+func statusCode(s wire.Status) quic.ApplicationErrorCode {
 	switch s {
-	case StatusVersionMismatch:
+	case wire.StatusVersionMismatch:
 		return CodeVersionMismatch
-	case StatusTickRateMismatch:
+	case wire.StatusTickRateMismatch:
 		return CodeTickRateMismatch
-	case StatusServerFull:
+	case wire.StatusServerFull:
 		return CodeServerFull
 	}
 	return CodeProtocolViolation
@@ -187,9 +213,9 @@ func modeOf(conn *quic.Conn) Mode {
 	return ModeStream
 }
 
-// DefaultHelloTimeout is how long either side waits for the other's hello
+// defaultHelloTimeout is how long either side waits for the other's hello
 // when the config leaves HelloTimeout zero.
-const DefaultHelloTimeout = 5 * time.Second
+const defaultHelloTimeout = 5 * time.Second
 
 // QUIC defaults both sides use unless their QUICConfig sets the field.
 // quic-go's own defaults (no keep-alive, 30 s idle timeout) are tuned for
@@ -198,14 +224,14 @@ const DefaultHelloTimeout = 5 * time.Second
 // and a server can free the slot. The idle timeout in effect is the smaller
 // of the two sides'.
 const (
-	// DefaultKeepAlivePeriod is how often an otherwise idle connection
+	// defaultKeepAlivePeriod is how often an otherwise idle connection
 	// sends a keep-alive packet (2 s). Pings keep a healthy client's
 	// connection busy anyway; the keep-alive matters while pings are
 	// lost or held up. A negative QUICConfig.KeepAlivePeriod disables it.
-	DefaultKeepAlivePeriod = 2 * time.Second
-	// DefaultMaxIdleTimeout is how long a connection may receive nothing
+	defaultKeepAlivePeriod = 2 * time.Second
+	// defaultMaxIdleTimeout is how long a connection may receive nothing
 	// before it is closed as dead (10 s): five keep-alive periods.
-	DefaultMaxIdleTimeout = 10 * time.Second
+	defaultMaxIdleTimeout = 10 * time.Second
 )
 
 // Flow-control windows of the server unless its QUICConfig sets them.
@@ -215,14 +241,18 @@ const (
 // yet sits in these windows, so they bound what a client can make the
 // server buffer. Clients keep quic-go's defaults: they trust their server.
 const (
-	// DefaultStreamReceiveWindow is the initial and the largest receive
-	// window of a stream on the server (64 KiB): a reliable message of the
-	// largest size per round trip, about 650 KB/s at 100 ms RTT.
-	DefaultStreamReceiveWindow = 64 << 10
-	// DefaultConnectionReceiveWindow is the initial and the largest
+	// defaultStreamReceiveWindow is the initial and the largest receive
+	// window of a stream on the server (96 KiB). A send never waits for
+	// flow control, so a reliable message must fit whole in the credit
+	// the client has; quic-go advertises more only once a quarter of the
+	// window is consumed, so three quarters of it (72 KiB) must hold the
+	// largest message (64 KiB and its header), or a client could be
+	// refused it for ever (TestLargestReliableAfterAnyFill).
+	defaultStreamReceiveWindow = 96 << 10
+	// defaultConnectionReceiveWindow is the initial and the largest
 	// receive window of a connection on the server, all streams together
-	// (96 KiB).
-	DefaultConnectionReceiveWindow = 96 << 10
+	// (96 KiB; at least defaultStreamReceiveWindow, for the same reason).
+	defaultConnectionReceiveWindow = 96 << 10
 )
 
 // Streams the protocol lets a peer open at once. The client opens two
@@ -249,12 +279,12 @@ func quicConfig(user *quic.Config, bidi, uni int64) *quic.Config {
 	}
 	switch {
 	case q.KeepAlivePeriod == 0:
-		q.KeepAlivePeriod = DefaultKeepAlivePeriod
+		q.KeepAlivePeriod = defaultKeepAlivePeriod
 	case q.KeepAlivePeriod < 0:
 		q.KeepAlivePeriod = 0 // quic-go: no keep-alive
 	}
 	if q.MaxIdleTimeout == 0 {
-		q.MaxIdleTimeout = DefaultMaxIdleTimeout
+		q.MaxIdleTimeout = defaultMaxIdleTimeout
 	}
 	q.MaxIncomingStreams, q.MaxIncomingUniStreams = bidi, uni
 	return q
@@ -265,16 +295,16 @@ func quicConfig(user *quic.Config, bidi, uni int64) *quic.Config {
 func serverQUICConfig(user *quic.Config) *quic.Config {
 	q := quicConfig(user, serverMaxBidiStreams, serverMaxUniStreams)
 	if q.InitialStreamReceiveWindow == 0 {
-		q.InitialStreamReceiveWindow = DefaultStreamReceiveWindow
+		q.InitialStreamReceiveWindow = defaultStreamReceiveWindow
 	}
 	if q.MaxStreamReceiveWindow == 0 {
-		q.MaxStreamReceiveWindow = max(q.InitialStreamReceiveWindow, DefaultStreamReceiveWindow)
+		q.MaxStreamReceiveWindow = max(q.InitialStreamReceiveWindow, defaultStreamReceiveWindow)
 	}
 	if q.InitialConnectionReceiveWindow == 0 {
-		q.InitialConnectionReceiveWindow = DefaultConnectionReceiveWindow
+		q.InitialConnectionReceiveWindow = defaultConnectionReceiveWindow
 	}
 	if q.MaxConnectionReceiveWindow == 0 {
-		q.MaxConnectionReceiveWindow = max(q.InitialConnectionReceiveWindow, DefaultConnectionReceiveWindow)
+		q.MaxConnectionReceiveWindow = max(q.InitialConnectionReceiveWindow, defaultConnectionReceiveWindow)
 	}
 	q.EnableDatagrams = true
 	return q

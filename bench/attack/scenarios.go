@@ -16,6 +16,7 @@ import (
 
 	"github.com/quic-go/quic-go"
 
+	"github.com/netclock/netclock/internal/wire"
 	"github.com/netclock/netclock/transport"
 )
 
@@ -175,8 +176,8 @@ func hostile(ctx context.Context, i int, addr string, dev devCert, end time.Time
 	hello.SetDeadline(end)
 	// The server stops the stream's sending side right after the hello:
 	// a late return from this write may already report it.
-	hello.Write(transport.AppendClientHello(nil, transport.ClientHello{}))
-	var sh [transport.ServerHelloLen]byte
+	hello.Write(wire.AppendClientHello(nil, wire.ClientHello{}))
+	var sh [wire.ServerHelloLen]byte
 	if _, err := io.ReadFull(hello, sh[:]); err != nil {
 		return 0, fmt.Errorf("server hello: %w", err)
 	}
@@ -205,7 +206,7 @@ func hostile(ctx context.Context, i int, addr string, dev devCert, end time.Time
 			break
 		}
 		u.SetWriteDeadline(end)
-		frame := binary.BigEndian.AppendUint32(nil, transport.MaxMessageFrameLen)
+		frame := binary.BigEndian.AppendUint32(nil, wire.MaxMessageFrameLen)
 		frame = append(frame, bytes.Repeat([]byte{0}, 60<<10)...)
 		if _, err := u.Write(frame); err != nil {
 			break
@@ -292,7 +293,7 @@ func flood(ctx context.Context, o options, dir string, dev devCert) error {
 			}
 			// Say hello, so the server holds the connection.
 			if str, err := c.OpenStreamSync(dctx); err == nil {
-				str.Write(transport.AppendClientHello(nil, transport.ClientHello{}))
+				str.Write(wire.AppendClientHello(nil, wire.ClientHello{}))
 			}
 			admitted.Add(1)
 			mu.Lock()

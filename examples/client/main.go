@@ -28,7 +28,6 @@ package main
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -130,24 +129,21 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	return cfg, nil
 }
 
-// pinnedTLS returns a TLS config that verifies the server as serverName
-// against the certificates in pemFile (an IP address is checked against the
-// certificate's IP addresses), or against the system roots if pemFile is
-// empty. A self-signed development certificate is trusted as its own root.
-func pinnedTLS(pemFile, serverName string) (*tls.Config, error) {
-	conf := &tls.Config{ServerName: serverName, MinVersion: tls.VersionTLS13}
-	if pemFile == "" {
-		return conf, nil
+// clientTLS returns the TLS config verifying the server as serverName:
+// against the certificates in the PEM file pemFile (transport's pin
+// helper), or the system roots if pemFile is empty.
+func clientTLS(pemFile, serverName string) (*tls.Config, error) {
+	conf := &tls.Config{MinVersion: tls.VersionTLS13}
+	if pemFile != "" {
+		pem, err := os.ReadFile(pemFile)
+		if err != nil {
+			return nil, err
+		}
+		if conf, err = transport.PinnedClientTLS(pem); err != nil {
+			return nil, fmt.Errorf("%s: %w", pemFile, err)
+		}
 	}
-	data, err := os.ReadFile(pemFile)
-	if err != nil {
-		return nil, err
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(data) {
-		return nil, fmt.Errorf("%s: no PEM certificate", pemFile)
-	}
-	conf.RootCAs = pool
+	conf.ServerName = serverName
 	return conf, nil
 }
 
@@ -169,7 +165,7 @@ func (r result) Synced() bool { return r.SyncedAfter > 0 }
 // tick system until ctx ends (nil: a graceful stop) or the connection does.
 func run(ctx context.Context, cfg config, out io.Writer, log *slog.Logger) (result, error) {
 	var res result
-	tlsConf, err := pinnedTLS(cfg.pin, cfg.serverName)
+	tlsConf, err := clientTLS(cfg.pin, cfg.serverName)
 	if err != nil {
 		return res, err
 	}
@@ -189,17 +185,12 @@ func run(ctx context.Context, cfg config, out io.Writer, log *slog.Logger) (resu
 	var syncedAfter atomic.Int64
 	runDone := make(chan error, 1)
 	go func() {
-		select {
-		case <-c.Synced():
-		case <-ctx.Done():
-			runDone <- ctx.Err()
-			return
-		case <-c.Done():
-			runDone <- c.Err()
+		sys, err := c.WaitSynced(ctx)
+		if err != nil {
+			runDone <- err
 			return
 		}
 		syncedAfter.Store(int64(time.Since(start)))
-		sys := c.System()
 		// Subscribed before Run advances the System: no event is missed.
 		sys.OnNetworkTick(func(ticksys.TickEvent) { ticks.Add(1) })
 		sys.OnReset(func(ev ticksys.ResetEvent) {

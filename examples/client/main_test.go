@@ -88,8 +88,8 @@ func TestRunRejectsWrongPin(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, err = run(ctx, config{addr: addr, pin: pemFile, serverName: "127.0.0.1"}, io.Discard, slog.New(slog.DiscardHandler))
-	if err == nil || ctx.Err() != nil {
-		t.Fatalf("run with another certificate pinned: %v, want a TLS error at once", err)
+	if !errors.Is(err, transport.ErrCertificateMismatch) || ctx.Err() != nil {
+		t.Fatalf("run with another certificate pinned: %v, want ErrCertificateMismatch at once", err)
 	}
 	t.Logf("refused: %v", err)
 }
@@ -104,7 +104,7 @@ func TestFlags(t *testing.T) {
 			t.Errorf("parseFlags(%q) succeeded", args)
 		}
 	}
-	if _, err := pinnedTLS(filepath.Join(t.TempDir(), "missing.pem"), "x"); err == nil {
-		t.Error("pinnedTLS with a missing file succeeded")
+	if _, err := clientTLS(filepath.Join(t.TempDir(), "missing.pem"), "x"); err == nil {
+		t.Error("clientTLS with a missing file succeeded")
 	}
 }

@@ -327,17 +327,16 @@ func (p *peer) run(ctx context.Context, addr net.Addr, dev transport.DevCert, lo
 		return
 	}
 	p.client.Store(c)
-	select {
-	case <-c.Synced():
-	case <-ctx.Done():
-		return
-	case <-c.Done():
-		p.err = c.Err()
+	sys, err := c.WaitSynced(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			p.err = err // the client stopped
+		}
 		return
 	}
 	p.syncedAt.Store(int64(time.Since(p.start)))
 	// Subscribed before Run advances the System, so no reset is missed.
-	c.System().OnReset(func(ev ticksys.ResetEvent) {
+	sys.OnReset(func(ev ticksys.ResetEvent) {
 		p.resets.Add(1)
 		log.Warn("reset", "reason", ev.Reason.String(), "skipped", ev.Skipped)
 	})

@@ -1,4 +1,4 @@
-package transport
+package wire
 
 import (
 	"bytes"
@@ -12,10 +12,10 @@ import (
 // first, so that a hello of another version is recognized without knowing
 // its length.
 
-// readFrame reads one frame from r into buf, which must hold
+// ReadFrame reads one frame from r into buf, which must hold
 // MaxFrameLen+2 bytes, and returns its payload (aliasing buf). A length over
 // MaxFrameLen is ErrMalformed: the stream cannot be resynchronized after it.
-func readFrame(r io.Reader, buf []byte) ([]byte, error) {
+func ReadFrame(r io.Reader, buf []byte) ([]byte, error) {
 	if _, err := io.ReadFull(r, buf[:2]); err != nil {
 		return nil, err
 	}
@@ -29,55 +29,55 @@ func readFrame(r io.Reader, buf []byte) ([]byte, error) {
 	return buf[2 : 2+n], nil
 }
 
-func readClientHello(r io.Reader) (ClientHello, error) {
+func ReadClientHello(r io.Reader) (ClientHello, error) {
 	var b [ClientHelloLen]byte
-	if _, err := io.ReadFull(r, b[:helloPrefixLen]); err != nil {
+	if _, err := io.ReadFull(r, b[:HelloPrefixLen]); err != nil {
 		return ClientHello{}, err
 	}
-	if v, err := parseHelloPrefix(b[:helloPrefixLen], "client hello"); err != nil {
+	if v, err := parseHelloPrefix(b[:HelloPrefixLen], "client hello"); err != nil {
 		return ClientHello{Version: v}, err
 	}
-	if _, err := io.ReadFull(r, b[helloPrefixLen:]); err != nil {
+	if _, err := io.ReadFull(r, b[HelloPrefixLen:]); err != nil {
 		return ClientHello{}, err
 	}
 	return ParseClientHello(b[:])
 }
 
-func readServerHello(r io.Reader) (ServerHello, error) {
+func ReadServerHello(r io.Reader) (ServerHello, error) {
 	var b [ServerHelloLen]byte
-	if _, err := io.ReadFull(r, b[:helloPrefixLen]); err != nil {
+	if _, err := io.ReadFull(r, b[:HelloPrefixLen]); err != nil {
 		return ServerHello{}, err
 	}
-	if v, err := parseHelloPrefix(b[:helloPrefixLen], "server hello"); err != nil {
+	if v, err := parseHelloPrefix(b[:HelloPrefixLen], "server hello"); err != nil {
 		return ServerHello{Version: v}, err
 	}
-	if _, err := io.ReadFull(r, b[helloPrefixLen:]); err != nil {
+	if _, err := io.ReadFull(r, b[HelloPrefixLen:]); err != nil {
 		return ServerHello{}, err
 	}
 	return ParseServerHello(b[:])
 }
 
-// readMessageFrame reads one MessageFrame from r into a buffer of its own,
+// ReadMessageFrame reads one MessageFrame from r into a buffer of its own,
 // so the Message's Payload may be handed on as is. The buffer grows with
 // the bytes that actually arrive (see readFull), so a peer that announces
 // a 64 KiB frame and sends a few bytes costs a few bytes. It returns io.EOF
 // if the stream ends cleanly between frames, io.ErrUnexpectedEOF if it ends
 // inside one, and an error wrapping ErrMalformed (or ErrVersion) for a bad
 // frame: the stream cannot be resynchronized after it.
-func readMessageFrame(r io.Reader) (Message, error) {
-	return readMessageFrameWithin(r, nil, 0)
+func ReadMessageFrame(r io.Reader) (Message, error) {
+	return ReadMessageFrameWithin(r, nil, 0)
 }
 
-// deadliner is the part of a QUIC receive stream readMessageFrameWithin
+// Deadliner is the part of a QUIC receive stream ReadMessageFrameWithin
 // uses to bound a frame's arrival.
-type deadliner interface{ SetReadDeadline(time.Time) error }
+type Deadliner interface{ SetReadDeadline(time.Time) error }
 
-// readMessageFrameWithin is readMessageFrame with a limit on a frame's
+// ReadMessageFrameWithin is ReadMessageFrame with a limit on a frame's
 // arrival: once the first byte of a frame has arrived, the rest must
 // arrive within timeout, or the read fails with an error wrapping
 // os.ErrDeadlineExceeded. Between frames the stream may idle for ever (the
 // connection's idle timeout bounds that). d nil or timeout 0: no limit.
-func readMessageFrameWithin(r io.Reader, d deadliner, timeout time.Duration) (Message, error) {
+func ReadMessageFrameWithin(r io.Reader, d Deadliner, timeout time.Duration) (Message, error) {
 	var h [messageFrameHeaderLen]byte
 	if _, err := io.ReadFull(r, h[:1]); err != nil {
 		return Message{}, err

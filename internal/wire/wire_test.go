@@ -1,4 +1,4 @@
-package transport
+package wire
 
 import (
 	"bytes"
@@ -102,11 +102,11 @@ func TestWireRoundTrip(t *testing.T) {
 			if !bytes.Equal(got, want) {
 				t.Errorf("payload % x, want % x", got, want)
 			}
-			// readFrame decodes the same bytes from a stream.
+			// ReadFrame decodes the same bytes from a stream.
 			buf := make([]byte, MaxFrameLen+2)
-			got, err = readFrame(bytes.NewReader(AppendFrame(nil, want)), buf)
+			got, err = ReadFrame(bytes.NewReader(AppendFrame(nil, want)), buf)
 			if err != nil || !bytes.Equal(got, want) {
-				t.Errorf("readFrame = % x, %v; want % x", got, err, want)
+				t.Errorf("ReadFrame = % x, %v; want % x", got, err, want)
 			}
 		}
 		if len(b) != 0 {
@@ -206,19 +206,19 @@ func TestWireRejects(t *testing.T) {
 func TestReadHello(t *testing.T) {
 	// A hello of another version is recognized from its header alone,
 	// whatever its length.
-	b := AppendClientHello(nil, ClientHello{Version: 9})[:helloPrefixLen]
-	h, err := readClientHello(bytes.NewReader(b))
+	b := AppendClientHello(nil, ClientHello{Version: 9})[:HelloPrefixLen]
+	h, err := ReadClientHello(bytes.NewReader(b))
 	if !errors.Is(err, ErrVersion) || h.Version != 9 {
-		t.Errorf("readClientHello(v9 header) = %+v, %v; want version 9, ErrVersion", h, err)
+		t.Errorf("ReadClientHello(v9 header) = %+v, %v; want version 9, ErrVersion", h, err)
 	}
-	sb := AppendServerHello(nil, ServerHello{Version: 3})[:helloPrefixLen]
-	sh, err := readServerHello(bytes.NewReader(sb))
+	sb := AppendServerHello(nil, ServerHello{Version: 3})[:HelloPrefixLen]
+	sh, err := ReadServerHello(bytes.NewReader(sb))
 	if !errors.Is(err, ErrVersion) || sh.Version != 3 {
-		t.Errorf("readServerHello(v3 header) = %+v, %v; want version 3, ErrVersion", sh, err)
+		t.Errorf("ReadServerHello(v3 header) = %+v, %v; want version 3, ErrVersion", sh, err)
 	}
 	want := ClientHello{Version: ProtocolVersion, TickRate: 128}
-	if h, err := readClientHello(bytes.NewReader(AppendClientHello(nil, want))); err != nil || h != want {
-		t.Errorf("readClientHello = %+v, %v; want %+v", h, err, want)
+	if h, err := ReadClientHello(bytes.NewReader(AppendClientHello(nil, want))); err != nil || h != want {
+		t.Errorf("ReadClientHello = %+v, %v; want %+v", h, err, want)
 	}
 }
 
@@ -277,18 +277,18 @@ func FuzzParseFrame(f *testing.F) {
 		payload, rest, err := ParseFrame(b)
 		// A stream reader must agree with the slice parser.
 		buf := make([]byte, MaxFrameLen+2)
-		rp, rerr := readFrame(bytes.NewReader(b), buf)
+		rp, rerr := ReadFrame(bytes.NewReader(b), buf)
 		if err != nil {
 			if !errors.Is(err, ErrMalformed) {
 				t.Fatalf("error %v does not wrap ErrMalformed", err)
 			}
 			if rerr == nil {
-				t.Fatalf("readFrame accepted what ParseFrame rejected: %v", err)
+				t.Fatalf("ReadFrame accepted what ParseFrame rejected: %v", err)
 			}
 			return
 		}
 		if rerr != nil || !bytes.Equal(rp, payload) {
-			t.Fatalf("readFrame = % x, %v; ParseFrame % x", rp, rerr, payload)
+			t.Fatalf("ReadFrame = % x, %v; ParseFrame % x", rp, rerr, payload)
 		}
 		if re := append(AppendFrame(nil, payload), rest...); !bytes.Equal(re, b) {
 			t.Fatalf("re-encoded % x, input % x", re, b)

@@ -1,4 +1,8 @@
-package transport
+// Package wire is netclock's wire format: the hellos of the handshake, the
+// ping and pong datagrams, the stream frames of the fallback, and the user
+// messages' encoding. Only package transport uses it; the layouts are
+// documented here for implementers of other clients.
+package wire
 
 import (
 	"encoding/binary"
@@ -9,7 +13,7 @@ import (
 	"github.com/netclock/netclock/nettime"
 )
 
-// The wire protocol. Every message has a fixed, big-endian layout. The
+// The protocol. Every message has a fixed, big-endian layout. The
 // handshake travels on the first bidirectional stream the client opens; the
 // pings and pongs travel as QUIC datagrams (RFC 9221), or, when the peers did
 // not negotiate datagrams, as frames on a second bidirectional stream.
@@ -34,10 +38,6 @@ import (
 // MaxMessageFrameLen.
 
 const (
-	// ALPN is the TLS application protocol netclock speaks. The server
-	// accepts no other; a peer offering none of it fails the TLS handshake.
-	ALPN = "netclock/1"
-
 	// ProtocolVersion is the version of the wire protocol this package
 	// speaks: the version field of the hellos, and (as one byte) of the
 	// time datagrams.
@@ -64,10 +64,10 @@ const (
 var (
 	// ErrMalformed: the bytes are not a message of the expected kind
 	// (wrong length, magic or type, or an invalid field).
-	ErrMalformed = errors.New("transport: malformed message")
+	ErrMalformed = errors.New("wire: malformed message")
 	// ErrVersion: a well-formed message header carrying a protocol version
 	// this package does not speak.
-	ErrVersion = errors.New("transport: unsupported protocol version")
+	ErrVersion = errors.New("wire: unsupported protocol version")
 )
 
 // Status is the outcome of the handshake, sent in the ServerHello.
@@ -82,8 +82,8 @@ const (
 	// StatusTickRateMismatch: the client asked for a tick rate the
 	// server does not run at.
 	StatusTickRateMismatch Status = 2
-	// StatusServerFull: the server already has ServerConfig.MaxClients
-	// clients.
+	// StatusServerFull: the server already has as many clients as it
+	// admits.
 	StatusServerFull Status = 3
 )
 
@@ -139,6 +139,16 @@ type Ping struct {
 	ClientSend time.Duration
 }
 
+// Message is a user message as it travels: the sender's stamp and the
+// payload.
+type Message struct {
+	// Stamp is the network time the message belongs to; the zero Time
+	// means unstamped.
+	Stamp nettime.Time
+	// Payload is the message.
+	Payload []byte
+}
+
 // Pong answers a Ping with the server's receive and send times, completing
 // the NTP quadruple once the client stamps its receive time.
 type Pong struct {
@@ -155,9 +165,11 @@ const (
 	typePing    = 1
 	typePong    = 2
 	typeMessage = 3
-
-	helloPrefixLen = 6 // magic + version: readable whatever the version
 )
+
+// HelloPrefixLen is the length of a hello's magic and version: readable
+// whatever the version.
+const HelloPrefixLen = 6
 
 func wireVersion(v uint16) uint16 {
 	if v == 0 {
@@ -225,7 +237,7 @@ func ParseServerHello(b []byte) (ServerHello, error) {
 // parseHelloPrefix checks the magic and returns the version, with an error
 // wrapping ErrVersion if it is not ProtocolVersion.
 func parseHelloPrefix(b []byte, what string) (uint16, error) {
-	if len(b) < helloPrefixLen {
+	if len(b) < HelloPrefixLen {
 		return 0, fmt.Errorf("%w: %s of %d bytes", ErrMalformed, what, len(b))
 	}
 	if string(b[:4]) != Magic {
@@ -302,7 +314,7 @@ func parseDatagramHeader(b []byte, typ byte, n int) error {
 // every message is far shorter).
 func AppendFrame(b, payload []byte) []byte {
 	if len(payload) > MaxFrameLen {
-		panic(fmt.Sprintf("transport: frame payload of %d bytes exceeds %d", len(payload), MaxFrameLen))
+		panic(fmt.Sprintf("wire: frame payload of %d bytes exceeds %d", len(payload), MaxFrameLen))
 	}
 	b = binary.BigEndian.AppendUint16(b, uint16(len(payload)))
 	return append(b, payload...)
@@ -349,8 +361,7 @@ const (
 	messageFrameHeaderLen = 4
 )
 
-// AppendMessage appends the wire encoding of m to b: its Stamp and Payload
-// (Reliable and Received are local and not sent). Callers bound the payload
+// AppendMessage appends the wire encoding of m to b. Callers bound the payload
 // (MaxUnreliablePayload, MaxReliablePayload); ParseMessage rejects more
 // than MaxReliablePayload.
 func AppendMessage(b []byte, m Message) []byte {
@@ -426,3 +437,7 @@ func messageFrameLen(b []byte) (int, error) {
 	}
 	return int(n), nil
 }
+
+// IsMessage reports whether datagram b claims to be a Message (its type
+// byte), as opposed to a ping or pong.
+func IsMessage(b []byte) bool { return len(b) > 0 && b[0] == typeMessage }

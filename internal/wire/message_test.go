@@ -1,4 +1,4 @@
-package transport
+package wire
 
 import (
 	"bytes"
@@ -68,16 +68,16 @@ func TestMessageRoundTrip(t *testing.T) {
 			}
 			r := bytes.NewReader(fb[:len(fb)-1])
 			for i := range 2 {
-				rm, err := readMessageFrame(r)
+				rm, err := ReadMessageFrame(r)
 				if err != nil {
-					t.Fatalf("readMessageFrame #%d: %v", i, err)
+					t.Fatalf("ReadMessageFrame #%d: %v", i, err)
 				}
 				if d := cmp.Diff(tc.m, rm, cmpMessages); d != "" {
-					t.Errorf("readMessageFrame #%d (-want +got):\n%s", i, d)
+					t.Errorf("ReadMessageFrame #%d (-want +got):\n%s", i, d)
 				}
 			}
-			if _, err := readMessageFrame(r); err != io.EOF {
-				t.Errorf("readMessageFrame at the end = %v, want io.EOF", err)
+			if _, err := ReadMessageFrame(r); err != io.EOF {
+				t.Errorf("ReadMessageFrame at the end = %v, want io.EOF", err)
 			}
 		})
 	}
@@ -174,7 +174,7 @@ func TestReadMessageFrameEOF(t *testing.T) {
 		{"inside the body", b[:len(b)-1], io.ErrUnexpectedEOF},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := readMessageFrame(bytes.NewReader(tc.in)); err != tc.want {
+			if _, err := ReadMessageFrame(bytes.NewReader(tc.in)); err != tc.want {
 				t.Errorf("err = %v, want %v", err, tc.want)
 			}
 		})
@@ -195,21 +195,21 @@ func FuzzParseMessageFrame(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, rest, err := ParseMessageFrame(b)
 		// The stream reader must agree with the slice parser.
-		rm, rerr := readMessageFrame(bytes.NewReader(b))
+		rm, rerr := ReadMessageFrame(bytes.NewReader(b))
 		if err != nil {
 			if !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrVersion) {
 				t.Fatalf("error %v wraps neither ErrMalformed nor ErrVersion", err)
 			}
 			if rerr == nil {
-				t.Fatalf("readMessageFrame accepted what ParseMessageFrame rejected: %v", err)
+				t.Fatalf("ReadMessageFrame accepted what ParseMessageFrame rejected: %v", err)
 			}
 			return
 		}
 		if rerr != nil {
-			t.Fatalf("readMessageFrame: %v; ParseMessageFrame accepted it", rerr)
+			t.Fatalf("ReadMessageFrame: %v; ParseMessageFrame accepted it", rerr)
 		}
 		if d := cmp.Diff(m, rm, cmpMessages); d != "" {
-			t.Fatalf("readMessageFrame and ParseMessageFrame differ (-slice +stream):\n%s", d)
+			t.Fatalf("ReadMessageFrame and ParseMessageFrame differ (-slice +stream):\n%s", d)
 		}
 		if re := append(AppendMessageFrame(nil, m), rest...); !bytes.Equal(re, b) {
 			t.Fatalf("re-encoded % x, input % x", re, b)
