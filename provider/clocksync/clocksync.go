@@ -455,7 +455,7 @@ func (e *Estimator) update(now int64) {
 	bound = max(bound, tilt+e.asymErr/2+int64(20*time.Microsecond))
 	// A clock move under way is followed on the newest samples alone
 	// (path.go): as far again as it lifted the floor is possible.
-	bound += max(e.liftU, e.liftW)/2
+	bound += max(e.liftU, e.liftW) / 2
 	e.est = provider.Estimate{
 		Valid:          true,
 		At:             time.Duration(now),
