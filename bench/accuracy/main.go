@@ -141,9 +141,7 @@ func run(args []string, out io.Writer) error {
 			return err
 		}
 		if *asJSON {
-			enc := json.NewEncoder(out)
-			enc.SetIndent("", "  ")
-			return enc.Encode(rep)
+			return writeJSON(out, rep)
 		}
 		printSuite(out, rep, len(syss))
 		return nil
@@ -158,9 +156,7 @@ func run(args []string, out io.Writer) error {
 			return err
 		}
 		if *asJSON {
-			enc := json.NewEncoder(out)
-			enc.SetIndent("", "  ")
-			return enc.Encode(rep)
+			return writeJSON(out, rep)
 		}
 		printProfiles(out, rep, len(syss))
 		if buffers != nil {
@@ -311,4 +307,11 @@ func printTable(out io.Writer, rep harness.Report) {
 	}
 	tw.Flush()
 	fmt.Fprintln(out)
+}
+
+// writeJSON writes v as indented JSON.
+func writeJSON(out io.Writer, v any) error {
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
