@@ -75,21 +75,35 @@ func median(ds []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
+// serverWithGood starts a server process and o.good well-behaved clients
+// of it; stop closes the clients, then the server.
+func serverWithGood(ctx context.Context, o options, dir string, dev devCert) (p *serverProc, good []*transport.Client, stop func(), err error) {
+	p, err = startServer("127.0.0.1:0", dir, 0)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	good, err = goodClients(cctx, o.good, p.addr, dev)
+	if err != nil {
+		cancel()
+		p.close()
+		return nil, nil, nil, err
+	}
+	return p, good, func() {
+		closeAll(good)
+		cancel()
+		p.close()
+	}, nil
+}
+
 // partial replays the partial-frame attack: hostile clients that hold all
 // the streams the server allows, filled.
 func partial(ctx context.Context, o options, dir string, dev devCert) error {
-	p, err := startServer("127.0.0.1:0", dir, 0)
+	p, good, stop, err := serverWithGood(ctx, o, dir, dev)
 	if err != nil {
 		return err
 	}
-	defer p.close()
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	good, err := goodClients(cctx, o.good, p.addr, dev)
-	if err != nil {
-		return err
-	}
-	defer closeAll(good)
+	defer stop()
 	base, baseErr, err := p.observe(good, o.hold)
 	if err != nil {
 		return err
@@ -227,18 +241,11 @@ func hostile(ctx context.Context, i int, addr string, dev devCert, end time.Time
 // many connections from one UDP socket (another address than theirs), each
 // held if admitted.
 func flood(ctx context.Context, o options, dir string, dev devCert) error {
-	p, err := startServer("127.0.0.1:0", dir, 0)
+	p, good, stop, err := serverWithGood(ctx, o, dir, dev)
 	if err != nil {
 		return err
 	}
-	defer p.close()
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	good, err := goodClients(cctx, o.good, p.addr, dev)
-	if err != nil {
-		return err
-	}
-	defer closeAll(good)
+	defer stop()
 	base, err := p.watch(3*time.Second, time.Second)
 	if err != nil {
 		return err
@@ -397,18 +404,11 @@ func restart(ctx context.Context, o options, dir string, dev devCert) error {
 // hiccup or a debugger would) under its good clients, and reports what
 // the clients said during the pause and in the -settle that follows.
 func pause(ctx context.Context, o options, dir string, dev devCert) error {
-	p, err := startServer("127.0.0.1:0", dir, 0)
+	p, good, stop, err := serverWithGood(ctx, o, dir, dev)
 	if err != nil {
 		return err
 	}
-	defer p.close()
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	good, err := goodClients(cctx, o.good, p.addr, dev)
-	if err != nil {
-		return err
-	}
-	defer closeAll(good)
+	defer stop()
 	_, baseErr, err := p.observe(good, 5*time.Second)
 	if err != nil {
 		return err
