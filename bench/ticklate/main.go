@@ -174,7 +174,7 @@ func measure(rate uint32, d time.Duration, client, coarse bool) (result, error) 
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	if err := sys.Run(ctx, ticksys.DriverConfig{Clock: driverClock}); err != context.DeadlineExceeded {
-		return res, fmt.Errorf("Run: %v", err)
+		return res, fmt.Errorf("run: %w", err)
 	}
 	return res, nil
 }
