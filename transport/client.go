@@ -666,9 +666,11 @@ func (c *Client) Estimate() provider.Estimate {
 	return c.est.Estimate()
 }
 
-// LocalTime returns the client clock: the clock the estimate's client
-// times refer to.
-func (c *Client) LocalTime() time.Duration { return c.clock() }
+// Clock returns the client's own clock (ClientConfig.Provider's Clock),
+// which is not synchronized: the clock of Message.Received and of the
+// estimate's client times. Not NGO's LocalTime (that is the System's
+// PredictedTime); for the server clock, use SharedTime.
+func (c *Client) Clock() time.Duration { return c.clock() }
 
 // SharedTime returns the estimated server clock now (time since tick 0),
 // and false when the client is not synchronized (see

@@ -19,9 +19,9 @@ import (
 // measured in this process: the server clock minus the client clock, the
 // client clock read on both sides of the server clock.
 func offsetError(srv *Server, c *Client) (errOff, trueOff time.Duration) {
-	a := c.LocalTime()
+	a := c.Clock()
 	s := srv.Now()
-	b := c.LocalTime()
+	b := c.Clock()
 	mid := a + (b-a)/2
 	return c.Estimate().ServerTime(mid) - s, s - mid
 }

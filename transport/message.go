@@ -42,7 +42,7 @@ type Message struct {
 	Reliable bool
 	// Received is the receiver's local clock when the message arrived: the
 	// server clock (Server.Now) on the server, the client clock
-	// (Client.LocalTime) on a client. Not sent on the wire.
+	// (Client.Clock) on a client. Not sent on the wire.
 	Received time.Duration
 }
 

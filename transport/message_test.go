@@ -133,7 +133,7 @@ func TestMessages(t *testing.T) {
 					payload := []byte("payload of " + tc.name)
 					var got Message
 					before := srv.Now()
-					localBefore := c.LocalTime()
+					localBefore := c.Clock()
 					var wantStamp nettime.Time
 					msg := Message{Payload: payload, Reliable: tc.reliable}
 					if tc.stamp != nil {
@@ -153,7 +153,7 @@ func TestMessages(t *testing.T) {
 					} else {
 						got = receive(t, c.Messages(), !tc.reliable, withPayload(payload),
 							func() error { return srv.Send(id, msg) })
-						if got.Received < localBefore || got.Received > c.LocalTime() {
+						if got.Received < localBefore || got.Received > c.Clock() {
 							t.Errorf("received at %v on the client clock, not in [%v, now]", got.Received, localBefore)
 						}
 					}
