@@ -20,7 +20,7 @@ import (
 // client clock read on both sides of the server clock.
 func offsetError(srv *Server, c *Client) (errOff, trueOff time.Duration) {
 	a := c.Clock()
-	s := srv.Now()
+	s := srv.SharedTime()
 	b := c.Clock()
 	mid := a + (b-a)/2
 	return c.Estimate().ServerTime(mid) - s, s - mid
@@ -85,7 +85,7 @@ func TestEndToEnd(t *testing.T) {
 	leads := make(chan time.Duration, 256)
 	c.System().OnNetworkTick(func(ev ticksys.TickEvent) {
 		select {
-		case leads <- ev.Predicted.Duration() - srv.Now():
+		case leads <- ev.Predicted.Duration() - srv.SharedTime():
 		default:
 		}
 	})

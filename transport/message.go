@@ -41,7 +41,7 @@ type Message struct {
 	// reports which way the message came.
 	Reliable bool
 	// Received is the receiver's local clock when the message arrived: the
-	// server clock (Server.Now) on the server, the client clock
+	// server clock (Server.SharedTime) on the server, the client clock
 	// (Client.Clock) on a client. Not sent on the wire.
 	Received time.Duration
 }

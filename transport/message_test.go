@@ -132,7 +132,7 @@ func TestMessages(t *testing.T) {
 				t.Run(tc.name, func(t *testing.T) {
 					payload := []byte("payload of " + tc.name)
 					var got Message
-					before := srv.Now()
+					before := srv.SharedTime()
 					localBefore := c.Clock()
 					var wantStamp nettime.Time
 					msg := Message{Payload: payload, Reliable: tc.reliable}
@@ -147,7 +147,7 @@ func TestMessages(t *testing.T) {
 							t.Errorf("from client %d, want %d", fc.id, id)
 						}
 						got = fc.m
-						if got.Received < before || got.Received > srv.Now() {
+						if got.Received < before || got.Received > srv.SharedTime() {
 							t.Errorf("received at %v on the server clock, not in [%v, now]", got.Received, before)
 						}
 					} else {
@@ -344,9 +344,9 @@ func TestAge(t *testing.T) {
 		want   time.Duration
 		wantOK bool
 	}{
-		{"100ms ago", func() nettime.Time { return nettime.New(60, srv.Now()-100*time.Millisecond) }, 100 * time.Millisecond, true},
-		{"another rate", func() nettime.Time { return nettime.New(128, srv.Now()-time.Second) }, time.Second, true},
-		{"in the future", func() nettime.Time { return nettime.New(60, srv.Now()+50*time.Millisecond) }, -50 * time.Millisecond, true},
+		{"100ms ago", func() nettime.Time { return nettime.New(60, srv.SharedTime()-100*time.Millisecond) }, 100 * time.Millisecond, true},
+		{"another rate", func() nettime.Time { return nettime.New(128, srv.SharedTime()-time.Second) }, time.Second, true},
+		{"in the future", func() nettime.Time { return nettime.New(60, srv.SharedTime()+50*time.Millisecond) }, -50 * time.Millisecond, true},
 		{"zero", func() nettime.Time { return nettime.Time{} }, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

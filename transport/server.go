@@ -260,10 +260,11 @@ func (s *Server) TickRate() uint32 { return s.cfg.TickRate }
 // server hello.
 func (s *Server) Epoch() uint64 { return s.epoch }
 
-// Now returns the server clock: the server time since tick 0, read from the
-// monotonic clock (not quantized to ticks). It is ServerConfig.Start until
-// Serve starts the clock. Pongs carry its readings.
-func (s *Server) Now() time.Duration {
+// SharedTime returns the server clock now: the shared time since tick 0
+// that every client's SharedTime estimates, read from the monotonic clock
+// (not quantized to ticks). It is ServerConfig.Start until Serve starts the
+// clock. Pongs carry its readings.
+func (s *Server) SharedTime() time.Duration {
 	o := s.origin.Load()
 	if o == nil {
 		return s.cfg.Start
@@ -536,7 +537,7 @@ func (s *Server) handshake(ctx context.Context, conn *quic.Conn, log *slog.Logge
 		reply.Status = wire.StatusServerFull
 		why = fmt.Sprintf("server full: %d clients", s.cfg.MaxClients)
 	}
-	reply.ServerTime = s.Now()
+	reply.ServerTime = s.SharedTime()
 	_, werr := str.Write(wire.AppendServerHello(nil, reply))
 	str.Close() // phase 1 sends nothing more on the control stream
 	if reply.Status != wire.StatusOK {
@@ -586,7 +587,7 @@ func (s *Server) serveDatagrams(sc *serverClient, d *dispatcher) error {
 	out := make([]byte, 0, wire.PongLen)
 	for {
 		b, err := conn.ReceiveDatagram(context.Background())
-		t2 := s.Now() // T2 first: nothing may sit between arrival and stamp
+		t2 := s.SharedTime() // T2 first: nothing may sit between arrival and stamp
 		if err != nil {
 			return err
 		}
@@ -601,7 +602,7 @@ func (s *Server) serveDatagrams(sc *serverClient, d *dispatcher) error {
 			continue
 		}
 		pong := wire.Pong{Seq: ping.Seq, ClientSend: ping.ClientSend, ServerReceive: t2}
-		pong.ServerSend = s.Now() // T3 last: right before the send
+		pong.ServerSend = s.SharedTime() // T3 last: right before the send
 		out = wire.AppendPong(out[:0], pong)
 		if err := conn.SendDatagram(out); err != nil {
 			if conn.Context().Err() != nil {
@@ -630,7 +631,7 @@ func (s *Server) serveStream(ctx context.Context, sc *serverClient, wg *sync.Wai
 	out := make([]byte, 0, wire.PongLen+2)
 	for {
 		payload, err := wire.ReadFrame(str, buf)
-		t2 := s.Now()
+		t2 := s.SharedTime()
 		if err != nil {
 			if errors.Is(err, wire.ErrMalformed) { // the stream is out of step for good
 				s.malformed.Add(1)
@@ -645,7 +646,7 @@ func (s *Server) serveStream(ctx context.Context, sc *serverClient, wg *sync.Wai
 			continue
 		}
 		pong := wire.Pong{Seq: ping.Seq, ClientSend: ping.ClientSend, ServerReceive: t2}
-		pong.ServerSend = s.Now()
+		pong.ServerSend = s.SharedTime()
 		pongBuf = wire.AppendPong(pongBuf[:0], pong)
 		out = wire.AppendFrame(out[:0], pongBuf)
 		if _, err := str.Write(out); err != nil {

@@ -168,7 +168,7 @@ func (s *Server) toWire(m Message) wire.Message {
 // stamp, saturating at the range of time.Duration (a stamp near
 // −nettime.MaxDuration is about 292 years ago, never in the future); false
 // for the zero Time. The stamp's tick rate does not matter.
-func (s *Server) Age(stamp nettime.Time) (time.Duration, bool) { return age(s.Now(), stamp) }
+func (s *Server) Age(stamp nettime.Time) (time.Duration, bool) { return age(s.SharedTime(), stamp) }
 
 // send sends m to the client without waiting for the network.
 func (sc *serverClient) send(reliable bool, m wire.Message) error {
@@ -247,7 +247,7 @@ func (s *Server) readStream(ctx context.Context, sc *serverClient, str *quic.Rec
 		if ctx.Err() != nil {
 			return
 		}
-		m.Reliable, m.Received = true, s.Now()
+		m.Reliable, m.Received = true, s.SharedTime()
 		s.msgsRecv.Add(1)
 		sc.msgsRecv.Add(1)
 		s.deliver(sc, m)

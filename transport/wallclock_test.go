@@ -19,9 +19,9 @@ func sharedTimeError(t *testing.T, srv *Server, c *Client) time.Duration {
 	best, window := time.Duration(0), time.Duration(-1)
 	awaitSynchronized(t, c)
 	for range 5 {
-		s1 := srv.Now()
+		s1 := srv.SharedTime()
 		shared, ok := c.SharedTime()
-		s2 := srv.Now()
+		s2 := srv.SharedTime()
 		if !ok {
 			t.Fatal("no shared time")
 		}

@@ -5,7 +5,7 @@
 //
 // Because server and clients share the process, the server clock is at hand
 // and each client's true error is known: its estimate of the server clock
-// (Client.SharedTime) minus the server clock (Server.Now), read back to
+// (Client.SharedTime) minus the server clock (Server.SharedTime), read back to
 // back. Once a second the demo prints, per client, what the client believes
 // (RTT, offset, error bound), its true error, its predicted and server
 // ticks, its time scale and its resets. At the end it prints a summary
@@ -351,9 +351,9 @@ func (p *peer) run(ctx context.Context, addr net.Addr, dev transport.DevCert, lo
 // preemption is retried, since its truth is uncertain by the gap.
 func trueError(c *transport.Client, srv *transport.Server) (time.Duration, bool) {
 	for try := 0; ; try++ {
-		before := srv.Now()
+		before := srv.SharedTime()
 		shared, ok := c.SharedTime()
-		after := srv.Now()
+		after := srv.SharedTime()
 		if !ok {
 			return 0, false
 		}
