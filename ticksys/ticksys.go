@@ -33,7 +33,7 @@ var ErrInvalidConfig = errors.New("ticksys: invalid config")
 type Config struct {
 	// TickRate is the number of ticks per second. Default: 60.
 	TickRate uint32
-	// Provider advances time. Default: provider.Server{}, the authority.
+	// Provider advances time. Default: provider.Constant{}, the authority.
 	// Its methods are called with the System's lock held: a provider must
 	// not call the System it belongs to (that deadlocks).
 	Provider provider.Provider
@@ -161,7 +161,7 @@ func New(cfg Config) (*System, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	if cfg.Provider == nil {
-		cfg.Provider = provider.Server{}
+		cfg.Provider = provider.Constant{}
 	}
 	if cfg.MaxTicksPerAdvance < 0 {
 		return nil, fmt.Errorf("%w: MaxTicksPerAdvance %d is negative", ErrInvalidConfig, cfg.MaxTicksPerAdvance)
@@ -281,9 +281,9 @@ func (s *System) enter(op string) {
 // fired. See System for the rules on calling it. It panics if the provider changes
 // the tick rate of either time (a provider bug).
 //
-// The provider decides how far time moves: provider.Server by dt, so a
+// The provider decides how far time moves: provider.Constant by dt, so a
 // server's loop must pass the real time since its previous frame (Run
-// does); provider.Client by its own Clock, the one source of elapsed time
+// does); provider.Steered by its own Clock, the one source of elapsed time
 // on a client, so there dt is advisory and a fixed, clamped or scaled dt
 // does not bend network time.
 func (s *System) Advance(dt time.Duration) int {

@@ -109,7 +109,7 @@ func TestEveryTickExactlyOnce(t *testing.T) {
 // provider scaling time, so predicted and server run at different speeds.
 func TestEveryTickExactlyOnceWhileSlewing(t *testing.T) {
 	var now time.Duration
-	c, err := provider.NewClient(provider.ClientConfig{Clock: func() time.Duration { return now }})
+	c, err := provider.NewSteered(provider.SteeredConfig{Clock: func() time.Duration { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +301,7 @@ func TestAdvanceFromCallbackPanics(t *testing.T) {
 
 func TestReinitialize(t *testing.T) {
 	var now time.Duration
-	c, err := provider.NewClient(provider.ClientConfig{Clock: func() time.Duration { return now }})
+	c, err := provider.NewSteered(provider.SteeredConfig{Clock: func() time.Duration { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +351,7 @@ func TestConfigValidation(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	run := func() []TickEvent {
 		var now time.Duration
-		c, _ := provider.NewClient(provider.ClientConfig{Clock: func() time.Duration { return now }})
+		c, _ := provider.NewSteered(provider.SteeredConfig{Clock: func() time.Duration { return now }})
 		c.SetEstimate(provider.Estimate{Valid: true, Offset: time.Minute, DriftPPM: -40, Uplink: 30 * time.Millisecond})
 		s := mustNew(t, Config{Provider: c})
 		var evs []TickEvent

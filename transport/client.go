@@ -142,7 +142,7 @@ type Client struct {
 	cfg     ClientConfig
 	log     *slog.Logger
 	clock   func() time.Duration // the client clock: T1, T4 and the provider's
-	pc      *provider.Client
+	pc      *provider.Steered
 	tr      *quic.Transport
 	addr    net.Addr
 	tlsConf *tls.Config
@@ -241,7 +241,7 @@ func dial(ctx context.Context, pconn net.PacketConn, addr net.Addr, cfg ClientCo
 	if err != nil {
 		return nil, err
 	}
-	pc, err := provider.NewClient(cfg.Provider)
+	pc, err := provider.NewSteered(cfg.Provider)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
@@ -649,13 +649,13 @@ func (c *Client) WaitSynced(ctx context.Context) (*ticksys.System, error) {
 
 // System returns the client's tick system, nil until synced: use
 // WaitSynced to wait for it. It runs at the server's tick rate with the
-// client's provider.Client, and stays the same System across reconnects.
+// client's provider.Steered, and stays the same System across reconnects.
 // The caller advances it (Advance from the game loop), or calls Run.
 func (c *Client) System() *ticksys.System { return c.sys.Load() }
 
-// Provider returns the provider.Client steering the System; it holds the
+// Provider returns the provider.Steered steering the System; it holds the
 // estimate the System steers by and can compute the timelines' targets.
-func (c *Client) Provider() *provider.Client { return c.pc }
+func (c *Client) Provider() *provider.Steered { return c.pc }
 
 // Estimate returns the latest clock estimate (Valid is false before the
 // first pong, and again after a reconnect to a restarted server until its
@@ -802,7 +802,7 @@ func (c clientClock) Now() time.Time { return time.Time{}.Add(c.read()) }
 // Advance advances the System, as System().Advance does, and returns the
 // number of tick events fired (0 before sync). The client clock is the one
 // source of elapsed time: the System moves by the time it moved since the
-// previous frame, and dt is advisory (see provider.Client). A
+// previous frame, and dt is advisory (see provider.Steered). A
 // game loop that drives the System itself should call it instead of
 // System().Advance when Reconnect is set: after a reconnect to a restarted
 // server, it reinitializes the System right after advancing it, on the

@@ -64,11 +64,11 @@ type ClientConfig struct {
 	// AcceptServerRate makes the client run at the server's tick rate
 	// even if it differs from TickRate (logged as a warning).
 	AcceptServerRate bool
-	// Provider configures the provider.Client that steers the client's
+	// Provider configures the provider.Steered that steers the client's
 	// System. Its Clock is the client clock: the pings' T1 and T4 are read
 	// from it. Default: provider's defaults (the monotonic clock since
 	// process start).
-	Provider provider.ClientConfig
+	Provider provider.SteeredConfig
 	// Estimator configures the clock estimator. Default: clocksync's
 	// defaults.
 	Estimator clocksync.Config

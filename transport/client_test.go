@@ -80,11 +80,11 @@ func TestSeqTrackerWraps(t *testing.T) {
 // handlePong directly.
 func newBareClient(t *testing.T, logs *logBuffer, clock func() time.Duration) *Client {
 	t.Helper()
-	cfg, err := ClientConfig{Logger: logs.logger(), Provider: provider.ClientConfig{Clock: clock}}.resolve()
+	cfg, err := ClientConfig{Logger: logs.logger(), Provider: provider.SteeredConfig{Clock: clock}}.resolve()
 	if err != nil {
 		t.Fatal(err)
 	}
-	pc, err := provider.NewClient(cfg.Provider)
+	pc, err := provider.NewSteered(cfg.Provider)
 	if err != nil {
 		t.Fatal(err)
 	}

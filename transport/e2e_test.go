@@ -415,7 +415,7 @@ func TestConfigErrors(t *testing.T) {
 	if _, err := Dial(ctx, "127.0.0.1:1", ClientConfig{PingInterval: -1}); !errors.Is(err, ErrInvalidConfig) {
 		t.Errorf("Dial with negative interval = %v, want ErrInvalidConfig", err)
 	}
-	if _, err := Dial(ctx, "127.0.0.1:1", ClientConfig{Provider: provider.ClientConfig{MaxScaleDeviation: 0.9}}); !errors.Is(err, ErrInvalidConfig) {
+	if _, err := Dial(ctx, "127.0.0.1:1", ClientConfig{Provider: provider.SteeredConfig{MaxScaleDeviation: 0.9}}); !errors.Is(err, ErrInvalidConfig) {
 		t.Errorf("Dial with a bad provider config = %v, want ErrInvalidConfig", err)
 	}
 }

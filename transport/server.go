@@ -175,7 +175,7 @@ func newServer(tr *quic.Transport, own bool, cfg ServerConfig) (*Server, error) 
 	if err != nil {
 		return nil, err
 	}
-	sys, err := ticksys.New(ticksys.Config{TickRate: cfg.TickRate, Provider: provider.Server{},
+	sys, err := ticksys.New(ticksys.Config{TickRate: cfg.TickRate, Provider: provider.Constant{},
 		Start: cfg.Start, Logger: cfg.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
@@ -248,7 +248,7 @@ func (s *Server) tlsConfig() *tls.Config {
 // Addr returns the address the server listens on.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
-// System returns the server's tick system (provider.Server, the server's
+// System returns the server's tick system (provider.Constant, the server's
 // tick rate). Serve drives it with ticksys' Run loop; subscribe to its
 // events before or while Serve runs. Don't call its Advance.
 func (s *Server) System() *ticksys.System { return s.sys }

@@ -154,7 +154,7 @@ func newSimPair(t *testing.T, router simnet.Router, up, down time.Duration, scfg
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	p.c, err = DialConn(ctx, p.cconn, simServerAddr, ClientConfig{TLSConfig: cert.ClientTLS(),
-		Provider: provider.ClientConfig{Clock: clock}})
+		Provider: provider.SteeredConfig{Clock: clock}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@
 // after the datagram arrives and the send time right before the pong leaves,
 // so one slow client never delays another's timestamps. A Client measures
 // the server clock with a start burst and a steady ping rate, steers a
-// provider.Client by the estimate, and, once synced (Client.WaitSynced),
+// provider.Steered by the estimate, and, once synced (Client.WaitSynced),
 // exposes a ticksys.System running at the server's tick rate.
 //
 // Pings travel as QUIC datagrams (RFC 9221): unreliable, so a lost ping is

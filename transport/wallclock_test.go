@@ -72,7 +72,7 @@ func TestWallClockEmulated(t *testing.T) {
 			defer cancel()
 			start := time.Now()
 			c, err := DialConn(ctx, nc, srv.Addr(), ClientConfig{TLSConfig: testCert(t).ClientTLS(),
-				Provider: provider.ClientConfig{Clock: clock}})
+				Provider: provider.SteeredConfig{Clock: clock}})
 			if err != nil {
 				t.Fatal(err)
 			}

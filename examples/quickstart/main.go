@@ -316,7 +316,7 @@ func (p *peer) run(ctx context.Context, addr net.Addr, dev transport.DevCert, lo
 	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
 	c, err := transport.DialConn(dctx, p.conn, addr, transport.ClientConfig{
 		TLSConfig: dev.ClientTLS(), // trusts exactly the server's certificate
-		Provider:  provider.ClientConfig{Clock: p.clock},
+		Provider:  provider.SteeredConfig{Clock: p.clock},
 		Logger:    log,
 	})
 	cancel()
