@@ -139,6 +139,7 @@ type System struct {
 	cfg      Config
 	log      *slog.Logger
 	running  atomic.Bool
+	reinit   atomic.Bool // RequestReinitialize was called
 	tickSubs atomic.Pointer[[]*sub[TickEvent]]
 	rstSubs  atomic.Pointer[[]*sub[ResetEvent]]
 
@@ -292,6 +293,9 @@ func (s *System) Advance(dt time.Duration) int {
 	if dt < 0 {
 		dt = 0
 	}
+	if s.reinit.Swap(false) {
+		s.reinitialize()
+	}
 
 	s.mu.Lock()
 	p0, s0 := s.predicted, s.server
@@ -359,10 +363,23 @@ func interpolate(span, num, den time.Duration) time.Duration {
 
 // Reinitialize asks the provider for fresh initial times, as after a
 // reconnect to a restarted server, and fires a ResetEvent with
-// ReasonReinitialize. Ticks resume after the new predicted tick.
+// ReasonReinitialize. Ticks resume after the new predicted tick. It follows
+// Advance's rules (see System); from another goroutine, use
+// RequestReinitialize.
 func (s *System) Reinitialize() {
 	s.enter("Reinitialize")
 	defer s.running.Store(false)
+	s.reinit.Store(false)
+	s.reinitialize()
+}
+
+// RequestReinitialize makes the next Advance (or Run's next frame) start
+// with a Reinitialize, on its goroutine. It is safe from any goroutine: a
+// network goroutine that learns the server restarted calls it, and the
+// game loop sees the ResetEvent between its own frames.
+func (s *System) RequestReinitialize() { s.reinit.Store(true) }
+
+func (s *System) reinitialize() {
 	s.mu.Lock()
 	p0, s0 := s.predicted, s.server
 	s.predicted = s.server

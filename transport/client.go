@@ -135,14 +135,14 @@ type ClientStats struct {
 // Client is a connection to a netclock server that keeps a clock estimate
 // of it and, once synced, a tick system in step with it.
 //
-// Nothing advances the client's System on its own: the game loop calls
-// Advance(frameTime) (or System().Advance) every frame, or a headless
-// client calls Run, which runs the driver loop. Not both.
+// Nothing advances the client's System on its own: a game loop calls
+// System().Advance every frame, or a client without one calls Run.
+// Not both.
 type Client struct {
 	cfg     ClientConfig
 	log     *slog.Logger
 	clock   func() time.Duration // the client clock: T1, T4 and the provider's
-	pc      *provider.Steered
+	pc      *restartable
 	tr      *quic.Transport
 	addr    net.Addr
 	tlsConf *tls.Config
@@ -169,9 +169,6 @@ type Client struct {
 	syncBase    int64         // estimator samples when this (re)sync started
 	heardAt     time.Duration // client clock at the last pong, or when the link came up
 	resyncing   bool          // a new epoch: waiting for a fresh burst to reinitialize
-	pending     *provider.Estimate
-	runners     int  // Run calls driving the System
-	manual      bool // Advance drives the System
 	sent        int64
 	pongs       int64
 	dups        int64
@@ -181,7 +178,6 @@ type Client struct {
 	resets      int64 // connections ended by a stateless reset
 	failures    int64
 	epochs      int64
-	reinits     int64
 	driftAlarm  bool
 	driftAlarms int64
 	msgsSent    int64
@@ -241,7 +237,7 @@ func dial(ctx context.Context, pconn net.PacketConn, addr net.Addr, cfg ClientCo
 	if err != nil {
 		return nil, err
 	}
-	pc, err := provider.NewSteered(cfg.Provider)
+	steered, err := provider.NewSteered(cfg.Provider)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
@@ -260,8 +256,9 @@ func dial(ctx context.Context, pconn net.PacketConn, addr net.Addr, cfg ClientCo
 	qconf := quicConfig(cfg.QUICConfig, clientMaxBidiStreams, clientMaxUniStreams)
 	qconf.EnableDatagrams = !cfg.DisableDatagrams
 
-	c := &Client{cfg: cfg, log: cfg.Logger.With("server", addr.String()), clock: pc.Config().Clock,
-		pc: pc, tr: &quic.Transport{Conn: pconn}, addr: addr, tlsConf: tlsConf, qconf: qconf, est: est,
+	log := cfg.Logger.With("server", addr.String())
+	c := &Client{cfg: cfg, log: log, clock: steered.Config().Clock,
+		pc: &restartable{Steered: steered, log: log}, tr: &quic.Transport{Conn: pconn}, addr: addr, tlsConf: tlsConf, qconf: qconf, est: est,
 		synced: make(chan struct{}), msgs: make(chan Message, cfg.MessageBuffer)}
 	c.ctx, c.cancel = context.WithCancelCause(context.Background())
 	want := cfg.TickRate
@@ -546,7 +543,7 @@ func (c *Client) handlePong(b []byte, t4 time.Duration) {
 		(after.Samples-c.syncBase >= int64(c.cfg.BurstPings) || t4-c.syncFrom >= c.cfg.SyncTimeout)
 	switch {
 	case c.sys.Load() == nil:
-		c.pc.SetEstimate(e)
+		c.pc.setEstimate(e)
 		if !ready {
 			return
 		}
@@ -568,18 +565,10 @@ func (c *Client) handlePong(b []byte, t4 time.Duration) {
 		c.resyncing = false
 		c.log.Info("netclock: resynced with the restarted server", "samples", after.Samples-c.syncBase,
 			"offset", e.Offset, "rtt", e.RTT(), "error_bound", e.ErrorBound)
-		if c.drivenLocked() {
-			c.pending = &e // the driver loop reinitializes
-			return
-		}
-		// Nobody drives the System through the Client, so it cannot be
-		// reinitialized safely: the provider steps it at its next
-		// Advance (a ReasonHardReset).
-		c.pc.SetEstimate(e)
-	case c.pending != nil:
-		c.pending = &e
+		c.pc.restart(e)
+		c.sys.Load().RequestReinitialize()
 	default:
-		c.pc.SetEstimate(e)
+		c.pc.setEstimate(e)
 	}
 }
 
@@ -650,12 +639,13 @@ func (c *Client) WaitSynced(ctx context.Context) (*ticksys.System, error) {
 // System returns the client's tick system, nil until synced: use
 // WaitSynced to wait for it. It runs at the server's tick rate with the
 // client's provider.Steered, and stays the same System across reconnects.
-// The caller advances it (Advance from the game loop), or calls Run.
+// The caller advances it (System.Advance from the game loop), or calls
+// Run.
 func (c *Client) System() *ticksys.System { return c.sys.Load() }
 
 // Provider returns the provider.Steered steering the System; it holds the
 // estimate the System steers by and can compute the timelines' targets.
-func (c *Client) Provider() *provider.Steered { return c.pc }
+func (c *Client) Provider() *provider.Steered { return c.pc.Steered }
 
 // Estimate returns the latest clock estimate (Valid is false before the
 // first pong, and again after a reconnect to a restarted server until its
@@ -720,7 +710,7 @@ func (c *Client) Stats() ClientStats {
 		ClockJumps: es.Jumps, PathChanges: es.PathChanges,
 		BytesSent: c.bytesSent, BytesReceived: c.bytesRecv,
 		Reconnects: c.reconnects, ServerResets: c.resets, ReconnectFailures: c.failures, EpochChanges: c.epochs,
-		Reinitializations: c.reinits, DriftAlarm: c.driftAlarm, DriftAlarms: c.driftAlarms,
+		Reinitializations: c.pc.reinits.Load(), DriftAlarm: c.driftAlarm, DriftAlarms: c.driftAlarms,
 		MessagesSent: c.msgsSent, MessagesReceived: c.msgsRecv, MessagesDropped: c.msgsDropped,
 		MalformedMessages: c.msgsBad,
 	}
@@ -747,11 +737,13 @@ func (c *Client) Stats() ClientStats {
 }
 
 // Run waits until the client is synced, then drives its System with
-// ticksys' tick-aligned driver (System.Run) on the client clock: it wakes
-// at each predicted tick start, until ctx ends or the client stops. It
-// returns ctx.Err(), or why the client stopped (see Err). Use it when no
-// game loop calls Advance; never both. After a reconnect to a restarted
-// server it reinitializes the System between two frames (see Advance).
+// ticksys' tick-aligned driver (System.Run) on the client clock until ctx
+// ends or the client stops; it returns ctx.Err(), or why the client
+// stopped (see Err). It is for a client with no frame loop of its own; a
+// game calls System().Advance every frame instead (never both). Either
+// way, a reconnect to a restarted server reinitializes the System at the
+// start of its next frame, on the goroutine advancing it: one ResetEvent
+// with ticksys.ReasonReinitialize.
 func (c *Client) Run(ctx context.Context) error {
 	select {
 	case <-c.synced:
@@ -760,27 +752,10 @@ func (c *Client) Run(ctx context.Context) error {
 	case <-c.ctx.Done():
 		return c.Err()
 	}
-	sys := c.sys.Load()
-	c.mu.Lock()
-	c.runners++
-	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		c.runners--
-		if !c.drivenLocked() && c.pending != nil {
-			// Nobody is left to reinitialize: let the provider step.
-			c.pc.SetEstimate(*c.pending)
-			c.pending = nil
-		}
-		c.mu.Unlock()
-	}()
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(c.ctx, cancel)()
-	err := sys.Run(runCtx, ticksys.DriverConfig{
-		Clock:      clientClock{read: c.clock},
-		AfterFrame: func() { c.reinitializeIfPending(sys) },
-	})
+	err := c.sys.Load().Run(runCtx, ticksys.DriverConfig{Clock: clientClock{read: c.clock}})
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
@@ -798,56 +773,6 @@ type clientClock struct {
 }
 
 func (c clientClock) Now() time.Time { return time.Time{}.Add(c.read()) }
-
-// Advance advances the System, as System().Advance does, and returns the
-// number of tick events fired (0 before sync). The client clock is the one
-// source of elapsed time: the System moves by the time it moved since the
-// previous frame, and dt is advisory (see provider.Steered). A
-// game loop that drives the System itself should call it instead of
-// System().Advance when Reconnect is set: after a reconnect to a restarted
-// server, it reinitializes the System right after advancing it, on the
-// game loop's goroutine (System.Reinitialize must not overlap Advance),
-// which fires a ResetEvent with ReasonReinitialize. A System advanced only
-// through System().Advance is stepped to the new server's timeline by the
-// provider instead, with a ReasonHardReset. The rules of System.Advance
-// apply.
-func (c *Client) Advance(dt time.Duration) int {
-	sys := c.sys.Load()
-	if sys == nil {
-		return 0
-	}
-	c.mu.Lock()
-	c.manual = true
-	c.mu.Unlock()
-	n := sys.Advance(dt)
-	c.reinitializeIfPending(sys)
-	return n
-}
-
-// drivenLocked reports whether the System is advanced through the Client
-// (Run or Advance), which can reinitialize it safely.
-func (c *Client) drivenLocked() bool { return c.runners > 0 || c.manual }
-
-// reinitializeIfPending hands the System a pending estimate of a
-// restarted server and reinitializes it. It runs on the driver's
-// goroutine, between Advances.
-func (c *Client) reinitializeIfPending(sys *ticksys.System) {
-	c.mu.Lock()
-	p := c.pending
-	c.pending = nil
-	if p != nil {
-		c.pc.SetEstimate(*p)
-		c.reinits++
-	}
-	c.mu.Unlock()
-	if p == nil {
-		return
-	}
-	// Logged first: the reset event fires inside Reinitialize, and what
-	// waits for it should find the log written.
-	c.log.Info("netclock: reinitializing the system on the restarted server's clock", "offset", p.Offset)
-	sys.Reinitialize()
-}
 
 // Done returns a channel closed when the client stops: Close was called,
 // or the connection ended (without Reconnect), or reconnecting failed for

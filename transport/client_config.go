@@ -105,8 +105,8 @@ type ClientConfig struct {
 	// with the same session epoch keeps the estimate (its clock did not
 	// change); a new epoch means it restarted: the estimator restarts,
 	// and after a fresh burst the System is reinitialized, which fires a
-	// ResetEvent with ticksys.ReasonReinitialize (see Client.Run and
-	// Client.Advance). A reconnecting client must find the same tick rate.
+	// ResetEvent with ticksys.ReasonReinitialize (see Client.Run). A
+	// reconnecting client must find the same tick rate.
 	// Dial itself does not retry: its error is returned. While the client
 	// reconnects, sends fail with ErrNotConnected and Stats().Connected is
 	// false. Default: false, the client stops when the connection ends.

@@ -89,7 +89,6 @@ func (c *Client) adopt(l *link, attempts int) bool {
 		c.syncBase = c.est.Stats().Samples
 		c.syncFromSet = false
 		c.resyncing = c.sys.Load() != nil
-		c.pending = nil
 	}
 	c.mu.Unlock()
 	c.link.Store(l)
