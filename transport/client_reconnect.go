@@ -93,7 +93,7 @@ func (c *Client) adopt(l *link, attempts int) bool {
 	c.mu.Unlock()
 	c.link.Store(l)
 	if c.ctx.Err() != nil { // Close may have missed l
-		l.conn.CloseWithError(CodeNoError, "client closing")
+		l.conn.CloseWithError(codeNoError, "client closing")
 		return false
 	}
 	c.log.Info("netclock: reconnected", "attempts", attempts, "epoch", l.session.Epoch,

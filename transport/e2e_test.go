@@ -395,8 +395,8 @@ func TestHelloTimeout(t *testing.T) {
 	// Say nothing: the server gives up and says why.
 	await(t, raw.Context().Done(), 5*time.Second, "the server to close the silent connection")
 	var ae *quic.ApplicationError
-	if err := context.Cause(raw.Context()); !errors.As(err, &ae) || ae.ErrorCode != CodeProtocolViolation {
-		t.Errorf("connection closed with %v, want CodeProtocolViolation", err)
+	if err := context.Cause(raw.Context()); !errors.As(err, &ae) || ae.ErrorCode != codeProtocolViolation {
+		t.Errorf("connection closed with %v, want codeProtocolViolation", err)
 	}
 	if ss := srv.Stats(); ss.Failed != 1 {
 		t.Errorf("server stats %+v, want one failed", ss)

@@ -20,31 +20,20 @@ import (
 	"github.com/netclock/netclock/nettime"
 )
 
-// ClientID identifies a client connected to a Server. IDs count up from 1
-// and are never reused by a Server: a client that reconnects gets a new
-// one.
+// ClientID identifies a client connected to a Server: counting up from 1,
+// never reused (a client that reconnects gets a new one).
 type ClientID uint64
 
 // ClientInfo describes a connected client.
 type ClientInfo struct {
-	// ID identifies the client in Send and OnMessage.
-	ID ClientID
-	// Remote is the client's address.
-	Remote net.Addr
-	// Mode is how its pings travel.
-	Mode Mode
-	// Connected is when its handshake finished.
-	Connected time.Time
-	// Pings counts the pings answered.
-	Pings int64
-	// MessagesReceived and MessagesSent count user messages.
+	ID                             ClientID
+	Remote                         net.Addr
+	Mode                           Mode      // how its pings travel
+	Connected                      time.Time // when its handshake finished
+	Pings                          int64     // pings answered
 	MessagesReceived, MessagesSent int64
-	// BytesSent and BytesReceived are the QUIC bytes of its connection
-	// (UDP payloads, retransmissions included), from quic-go's
-	// ConnectionStats.
-	BytesSent, BytesReceived uint64
-	// RTT is quic-go's smoothed round-trip estimate of the connection.
-	RTT time.Duration
+	BytesSent, BytesReceived       uint64        // UDP payloads, from quic-go
+	RTT                            time.Duration // quic-go's smoothed RTT
 }
 
 // serverClient is the server's handle of one connected client.
@@ -98,13 +87,10 @@ func (s *Server) client(id ClientID) *serverClient {
 	return s.byID[id]
 }
 
-// OnMessage sets the function that receives the clients' messages,
-// replacing any previous one; nil removes it (messages are then dropped
-// and counted in ServerStats.MessagesDropped). It runs on the server's
-// goroutines: each client's reliable messages in order on one goroutine,
-// its unreliable ones on another, and other clients' concurrently, so fn
-// must be safe for concurrent use. It must return: while it runs, that
-// client's reliable stream waits (its pings never do).
+// OnMessage sets the handler of the clients' messages (nil: they are
+// dropped and counted). Each client's reliable messages come in order on
+// one goroutine, its unreliable ones on another, other clients'
+// concurrently; while fn runs, that client's reliable stream waits.
 func (s *Server) OnMessage(fn func(ClientID, Message)) {
 	if fn == nil {
 		s.onMessage.Store(nil)
@@ -113,11 +99,8 @@ func (s *Server) OnMessage(fn func(ClientID, Message)) {
 	s.onMessage.Store(&fn)
 }
 
-// Send sends m to client id (see Message: a zero Stamp is stamped with
-// System().ServerTime(); Reliable chooses the stream). It never waits for
-// the network: a reliable message the client's flow control cannot take
-// now is not sent, and the error wraps ErrBackpressure. Other errors wrap
-// ErrUnknownClient, ErrTooLarge, or quic-go's error.
+// Send sends m to client id without waiting for the network. Errors wrap
+// ErrBackpressure, ErrUnknownClient, ErrTooLarge, or quic-go's.
 func (s *Server) Send(id ClientID, m Message) error {
 	sc := s.client(id)
 	if sc == nil {
@@ -130,9 +113,8 @@ func (s *Server) Send(id ClientID, m Message) error {
 	return nil
 }
 
-// Broadcast sends m to every connected client, as Send does, with one
-// stamp for all. It returns the errors of the clients it failed to send
-// to, joined (errors.Join), or nil.
+// Broadcast sends m to every connected client as Send does, with one stamp,
+// and returns the failures joined (errors.Join), or nil.
 func (s *Server) Broadcast(m Message) error {
 	if err := checkPayload(m.Reliable, len(m.Payload)); err != nil {
 		return fmt.Errorf("transport: broadcast: %w", err)
@@ -164,10 +146,8 @@ func (s *Server) toWire(m Message) wire.Message {
 	return wire.Message{Stamp: m.Stamp, Payload: m.Payload}
 }
 
-// Age returns how long ago stamp was on the server clock: Now minus the
-// stamp, saturating at the range of time.Duration (a stamp near
-// −nettime.MaxDuration is about 292 years ago, never in the future); false
-// for the zero Time. The stamp's tick rate does not matter.
+// Age returns how long ago stamp was on the server clock (SharedTime minus
+// stamp, any tick rate), false for the zero Time.
 func (s *Server) Age(stamp nettime.Time) (time.Duration, bool) { return age(s.SharedTime(), stamp) }
 
 // send sends m to the client without waiting for the network.
