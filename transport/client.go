@@ -647,9 +647,9 @@ func (c *Client) Stats() ClientStats {
 }
 
 // Run waits for sync, then drives the System (ticksys' driver on the client
-// clock) until ctx ends or the client stops, for a client without a frame
-// loop. Never with System().Advance. After a restart of the server, either
-// reinitializes the System at the start of its next frame.
+// clock) until ctx ends or the client stops, returning ctx.Err() or Err.
+// It is for a client without a frame loop; never use it with Advance.
+// After a server restart the System reinitializes at its next frame.
 func (c *Client) Run(ctx context.Context) error {
 	select {
 	case <-c.synced:
