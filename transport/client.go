@@ -23,10 +23,10 @@ import (
 
 // Session is what the handshake agreed.
 type Session struct {
-	TickRate   uint32        // the server's, in ticks per second: the System's
-	Epoch      uint64        // the server's run: a new one after a restart
-	ServerTime time.Duration // the server clock when it wrote its hello
-	Mode       Mode          // how pings travel
+	TickRate  uint32        // the server's, in ticks per second: the System's
+	Epoch     uint64        // the server's run: a new one after a restart
+	HelloTime time.Duration // the server clock (SharedTime) at its hello
+	Mode      Mode          // how pings travel
 }
 
 // ClientStats describe a Client's synchronization. Counts are since Dial.
@@ -300,7 +300,7 @@ func (c *Client) handshake(ctx context.Context, conn *quic.Conn, want uint32) (s
 		conn.CloseWithError(codeProtocolViolation, "invalid tick rate")
 		return Session{}, fmt.Errorf("%w: server hello: %w", ErrProtocol, err)
 	}
-	return Session{TickRate: h.TickRate, Epoch: h.Epoch, ServerTime: h.ServerTime, Mode: modeOf(conn)}, nil
+	return Session{TickRate: h.TickRate, Epoch: h.Epoch, HelloTime: h.ServerTime, Mode: modeOf(conn)}, nil
 }
 
 // peerError maps the error of a connection the server closed with one of

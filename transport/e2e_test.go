@@ -56,8 +56,8 @@ func TestEndToEnd(t *testing.T) {
 	if sess.TickRate != 60 || sess.Epoch != srv.Epoch() || sess.Epoch == 0 || sess.Mode != ModeDatagram {
 		t.Errorf("session %+v, want 60 Hz, epoch %d, datagram mode", sess, srv.Epoch())
 	}
-	if sess.ServerTime < start {
-		t.Errorf("hello server time %v before the server's start %v", sess.ServerTime, start)
+	if sess.HelloTime < start {
+		t.Errorf("hello server time %v before the server's start %v", sess.HelloTime, start)
 	}
 	if c.System() != nil {
 		select {
