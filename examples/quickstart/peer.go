@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"sync/atomic"
 	"time"
@@ -184,11 +185,17 @@ func (p *peer) sample(srv *transport.Server, warmup time.Duration) {
 	}
 }
 
-// monitor samples every client at 60 Hz and, unless -json, prints the live
-// table once a second, until ctx ends.
+// monitor samples every client 60 times a second on average and, unless
+// -json, prints the live table once a second, until ctx ends. The samples
+// are spaced at random (uniformly within ±50%), so they fall anywhere in a
+// tick: at a fixed 60 Hz they would lock to one phase of the 60 Hz ticks,
+// and how often the client names the server's tick would depend on how
+// close to a tick boundary that phase is.
 func monitor(ctx context.Context, srv *transport.Server, peers []*peer, opt options, w io.Writer) {
 	start := time.Now()
-	samples := time.NewTicker(sampleEvery)
+	rng := rand.New(rand.NewPCG(opt.seed, 1))
+	next := func() time.Duration { return sampleEvery/2 + time.Duration(rng.Int64N(int64(sampleEvery))) }
+	samples := time.NewTimer(next())
 	defer samples.Stop()
 	table := time.NewTicker(time.Second)
 	defer table.Stop()
@@ -206,6 +213,7 @@ func monitor(ctx context.Context, srv *transport.Server, peers []*peer, opt opti
 			for _, p := range peers {
 				p.sample(srv, opt.warmup)
 			}
+			samples.Reset(next())
 		case <-table.C:
 			if !opt.json {
 				printTable(w, time.Since(start), srv, peers)
