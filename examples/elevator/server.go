@@ -8,7 +8,6 @@ import (
 	"os"
 	"sync"
 
-	"github.com/netclock/netclock/nettime"
 	"github.com/netclock/netclock/ticksys"
 	"github.com/netclock/netclock/transport"
 )
@@ -68,10 +67,9 @@ func (s *server) receive(id transport.ClientID, m transport.Message) {
 		return
 	}
 	stamp := m.Stamp.Tick() // the client's predicted tick: when to apply it
-	// How early it came: the start of its tick minus the server clock now.
-	early := nettime.FromTick(tickRate, stamp, 0).Duration() - s.srv.SharedTime()
+	age, _ := s.srv.Age(m.Stamp) // negative: how long before its tick it came
 	fmt.Fprintf(s.out, "call %d to floor %d from client %d for tick %d arrived %.1f ms before it\n",
-		c.Seq, c.Floor, id, stamp, ms(early))
+		c.Seq, c.Floor, id, stamp, ms(-age))
 	s.mu.Lock()
 	s.pending = append(s.pending, pendingCall{from: id, call: c, stamp: stamp})
 	s.mu.Unlock()
