@@ -66,7 +66,7 @@ func (s *server) receive(id transport.ClientID, m transport.Message) {
 		fmt.Fprintf(s.out, "client %d: %v\n", id, err)
 		return
 	}
-	stamp := m.Stamp.Tick() // the client's predicted tick: when to apply it
+	stamp := m.Stamp.Tick()      // the client's predicted tick: when to apply it
 	age, _ := s.srv.Age(m.Stamp) // negative: how long before its tick it came
 	fmt.Fprintf(s.out, "call %d to floor %d from client %d for tick %d arrived %.1f ms before it\n",
 		c.Seq, c.Floor, id, stamp, ms(-age))

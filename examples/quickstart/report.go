@@ -159,6 +159,11 @@ func printSummary(w io.Writer, s summary) {
 	}
 	tw.Flush()
 	// Inputs on time and starved frames, per client, print here.
+	fmt.Fprintln(w, "same tick: how often the client's current tick (of its SharedTime) was the server's; it can")
+	fmt.Fprintln(w, "  differ only within the true error of a tick boundary. in bound: how often |true error| was")
+	fmt.Fprintln(w, "  within the error bound the client published. predicted / server time (live table): where")
+	fmt.Fprintln(w, "  the client's timelines run against the server's tick: its inputs are stamped for the")
+	fmt.Fprintln(w, "  predicted tick, and the remote state it shows is from the server-time tick.")
 }
 
 func profileNames(peers []*peer) []string {
