@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -30,10 +31,12 @@ func printTable(w io.Writer, elapsed time.Duration, srv *transport.Server, peers
 		c := p.client.Load()
 		switch {
 		case c == nil:
-			fmt.Fprintf(tw, "%s\tconnecting\t\t\t\t\t\t\t\t\t\n", name(p.profile.Name))
+			// The state after the last cell, which tabwriter does not align.
+			fmt.Fprintf(tw, "%s%s  connecting\n", name(p.profile.Name), strings.Repeat("\t-", 9)+"\t")
 			continue
 		case p.syncedAt.Load() < 0 || p.live.samples == 0:
-			fmt.Fprintf(tw, "%s\tsyncing (%d pongs)\t\t\t\t\t\t\t\t\t\n", name(p.profile.Name), c.Stats().PongsReceived)
+			fmt.Fprintf(tw, "%s%s  syncing (%d pongs)\n", name(p.profile.Name), strings.Repeat("\t-", 9)+"\t",
+				c.Stats().PongsReceived)
 			continue
 		}
 		sys := c.System()
@@ -159,7 +162,7 @@ func printSummary(w io.Writer, s summary) {
 	}
 	tw.Flush()
 	// Inputs on time and starved frames, per client, print here.
-	fmt.Fprintln(w, "same tick: how often the client's current tick (of its SharedTime) was the server's; it can")
+	fmt.Fprintln(w, "\nsame tick: how often the client's current tick (of its SharedTime) was the server's; it can")
 	fmt.Fprintln(w, "  differ only within the true error of a tick boundary. in bound: how often |true error| was")
 	fmt.Fprintln(w, "  within the error bound the client published. predicted / server time (live table): where")
 	fmt.Fprintln(w, "  the client's timelines run against the server's tick: its inputs are stamped for the")
