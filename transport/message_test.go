@@ -570,3 +570,40 @@ func TestLargestReliableAfterAnyFill(t *testing.T) {
 		}
 	}
 }
+
+// TestOnMessageSubscribers subscribes two handlers: each gets every
+// message; after one cancels, only the other; with none, messages are
+// dropped and counted. Reliable messages, so none is lost on the way.
+func TestOnMessageSubscribers(t *testing.T) {
+	srv := startServer(t, ServerConfig{})
+	a, b := make(chan string, 8), make(chan string, 8)
+	cancelA := srv.OnMessage(func(_ ClientID, m Message) { a <- string(m.Payload) })
+	cancelB := srv.OnMessage(func(_ ClientID, m Message) { b <- string(m.Payload) })
+	c := syncedClient(t, srv, ClientConfig{})
+	send := func(s string) {
+		t.Helper()
+		if err := c.Send(Message{Payload: []byte(s), Reliable: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send("one")
+	if ga, gb := await(t, a, 5*time.Second, "a: one"), await(t, b, 5*time.Second, "b: one"); ga != "one" || gb != "one" {
+		t.Fatalf("got %q and %q, want one twice", ga, gb)
+	}
+	cancelA()
+	cancelA() // idempotent
+	send("two")
+	if gb := await(t, b, 5*time.Second, "b: two"); gb != "two" {
+		t.Fatalf("b got %q, want two", gb)
+	}
+	cancelB()
+	send("three")
+	eventually(t, 5*time.Second, "the message dropped", func() bool { return srv.Stats().MessagesDropped == 1 })
+	select {
+	case m := <-a:
+		t.Errorf("a got %q after cancel", m)
+	case m := <-b:
+		t.Errorf("b got %q after cancel", m)
+	default:
+	}
+}

@@ -87,16 +87,45 @@ func (s *Server) client(id ClientID) *serverClient {
 	return s.byID[id]
 }
 
-// OnMessage sets the handler of the clients' messages (nil: they are
-// dropped and counted). Each client's reliable messages come in order on
+// OnMessage subscribes fn to the clients' messages, like
+// System.OnNetworkTick: cancel ends it. With no subscriber, messages are
+// dropped and counted. Each client's reliable messages come in order on
 // one goroutine, its unreliable ones on another, other clients'
 // concurrently; while fn runs, that client's reliable stream waits.
-func (s *Server) OnMessage(fn func(ClientID, Message)) {
+func (s *Server) OnMessage(fn func(ClientID, Message)) (cancel func()) {
 	if fn == nil {
-		s.onMessage.Store(nil)
-		return
+		panic("transport: nil OnMessage handler")
 	}
-	s.onMessage.Store(&fn)
+	sub := &msgSub{fn: fn}
+	sub.active.Store(true)
+	s.subMu.Lock()
+	defer s.subMu.Unlock()
+	var old []*msgSub
+	if p := s.msgSubs.Load(); p != nil {
+		old = *p
+	}
+	next := append(old[:len(old):len(old)], sub)
+	s.msgSubs.Store(&next)
+	return func() {
+		if !sub.active.Swap(false) {
+			return
+		}
+		s.subMu.Lock()
+		defer s.subMu.Unlock()
+		var keep []*msgSub
+		for _, o := range *s.msgSubs.Load() {
+			if o != sub {
+				keep = append(keep, o)
+			}
+		}
+		s.msgSubs.Store(&keep)
+	}
+}
+
+// msgSub is one OnMessage subscription.
+type msgSub struct {
+	fn     func(ClientID, Message)
+	active atomic.Bool
 }
 
 // Send sends m to client id without waiting for the network. Errors wrap
@@ -177,14 +206,18 @@ func (s *Server) receiveDatagram(sc *serverClient, b []byte, at time.Duration, d
 	}
 }
 
-// deliver hands a message to the OnMessage handler, if any.
+// deliver hands a message to the OnMessage subscribers, if any.
 func (s *Server) deliver(sc *serverClient, m Message) {
-	fn := s.onMessage.Load()
-	if fn == nil {
+	p := s.msgSubs.Load()
+	if p == nil || len(*p) == 0 {
 		s.msgsDropped.Add(1)
 		return
 	}
-	(*fn)(sc.id, m)
+	for _, sub := range *p {
+		if sub.active.Load() {
+			sub.fn(sc.id, m)
+		}
+	}
 }
 
 // acceptStreams accepts the client's message streams and reads each on a
