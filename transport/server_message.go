@@ -26,12 +26,12 @@ type ClientID uint64
 
 // ClientInfo describes a connected client.
 type ClientInfo struct {
-	ID                             ClientID
-	Remote                         net.Addr
-	Mode                           Mode      // how its pings travel
-	Connected                      time.Time // when its handshake finished
-	Pings                          int64     // pings answered
-	MessagesReceived, MessagesSent int64
+	ID                             ClientID      // for Send
+	Remote                         net.Addr      // its address
+	Mode                           Mode          // how its pings travel
+	Connected                      time.Time     // when its handshake finished
+	Pings                          int64         // pings answered
+	MessagesReceived, MessagesSent int64         // game messages
 	BytesSent, BytesReceived       uint64        // UDP payloads, from quic-go
 	RTT                            time.Duration // quic-go's smoothed RTT
 }
