@@ -78,7 +78,8 @@ type ClientConfig struct {
 	Reconnect                  bool
 	ReconnectMin, ReconnectMax time.Duration
 	// OnMessage, if set, takes the messages instead of Messages: reliable
-	// ones in order on one goroutine, unreliable ones on another.
+	// ones in order on one goroutine, unreliable ones on another. It must
+	// return: it holds up the reliable stream and Close.
 	OnMessage func(Message)
 	// MessageBuffer is Messages' capacity (256); when full, unreliable
 	// messages are dropped and reliable ones wait.

@@ -72,8 +72,8 @@ func (c *Client) stoppedErr() error {
 }
 
 // Age returns how long ago stamp was in shared time (SharedTime minus
-// stamp): a projectile stamped at launch has flown that long. ok is false
-// when SharedTime's is, and for the zero Time.
+// stamp, saturating): a projectile stamped at launch has flown that long.
+// ok is false when SharedTime's is, and for the zero Time.
 func (c *Client) Age(stamp nettime.Time) (d time.Duration, ok bool) {
 	now, ok := c.SharedTime()
 	if !ok {
