@@ -64,8 +64,8 @@ type Server struct {
 	epoch   uint64
 	origin  atomic.Pointer[time.Time] // the server clock's zero; nil before Serve
 
-	msgSubs   atomic.Pointer[[]*msgSub] // written under subMu
-	subMu     sync.Mutex
+	msgSubs atomic.Pointer[[]*msgSub] // written under subMu
+	subMu   sync.Mutex
 
 	mu        sync.Mutex
 	conns     map[*quic.Conn]struct{} // connections being served
