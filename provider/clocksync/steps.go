@@ -300,7 +300,7 @@ const kinkSlack = 50e-6
 // stray further than their errors say now and then.
 const (
 	kinkSigmas = 5
-	kinkRun    = 2
+	kinkRun    = 3
 )
 
 // detectKink compares the slope of the newest bins with the drift fitted
