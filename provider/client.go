@@ -31,15 +31,26 @@ type ClientConfig struct {
 	// monotonic clock.
 	Clock func() time.Duration
 
-	// ClientBuffer is how far server time stays behind the newest state
-	// the client can have received, so that state can be interpolated
-	// smoothly. Default (0): one tick. Negative: none.
+	// Buffers sizes ClientBuffer and ServerBuffer. Default (nil, with
+	// ClientBuffer and ServerBuffer zero and HardResetOnly false): an
+	// Adaptive policy with AdaptiveConfig's defaults, fed by
+	// ObserveSample and ObserveFeedback (the transport does both). With
+	// HardResetOnly, or either fixed buffer set: FixedBuffers of them. Set
+	// it to FixedBuffers{} for netclock's fixed defaults, to an Adaptive
+	// of another configuration, or to a policy of your own; it may not be
+	// combined with ClientBuffer or ServerBuffer.
+	Buffers BufferPolicy
+
+	// ClientBuffer fixes how far server time stays behind the newest
+	// state the client can have received, so that state can be
+	// interpolated smoothly (NGO-style; see Buffers). Default (0, with
+	// ServerBuffer set): one tick. Negative: none.
 	ClientBuffer time.Duration
 
-	// ServerBuffer is how far predicted time stays ahead of the moment a
-	// message sent now reaches the server, so that inputs wait in the
-	// server's queue rather than arrive late. Default (0): two ticks.
-	// Negative: none.
+	// ServerBuffer fixes how far predicted time stays ahead of the moment
+	// a message sent now reaches the server, so that inputs wait in the
+	// server's queue rather than arrive late (NGO-style; see Buffers).
+	// Default (0, with ClientBuffer set): two ticks. Negative: none.
 	ServerBuffer time.Duration
 
 	// HardResetThreshold is the error beyond which either time is stepped
@@ -92,6 +103,16 @@ func (c ClientConfig) resolve() (ClientConfig, error) {
 	if c.MaxScaleDeviation == 0 {
 		c.MaxScaleDeviation = DefaultMaxScaleDeviation
 	}
+	fixed := c.ClientBuffer != 0 || c.ServerBuffer != 0
+	switch {
+	case c.Buffers != nil && fixed:
+		return c, fmt.Errorf("%w: Buffers set together with ClientBuffer %v or ServerBuffer %v",
+			ErrInvalidConfig, c.ClientBuffer, c.ServerBuffer)
+	case c.Buffers == nil && (fixed || c.HardResetOnly):
+		c.Buffers = FixedBuffers{Server: c.ServerBuffer, Client: c.ClientBuffer}
+	case c.Buffers == nil:
+		c.Buffers, _ = NewAdaptive(AdaptiveConfig{}) // the defaults are valid
+	}
 	switch {
 	case c.HardResetThreshold < 0:
 		return c, fmt.Errorf("%w: HardResetThreshold %v is negative", ErrInvalidConfig, c.HardResetThreshold)
@@ -134,6 +155,14 @@ func (c ClientConfig) resolve() (ClientConfig, error) {
 // game loop may pass a fixed, clamped or scaled dt; network time does not
 // follow it. After a hitch the times are where the clock says, and the
 // ticks that passed fire as catch-up ticks (ticksys caps them).
+//
+// ServerBuffer and ClientBuffer come from the BufferPolicy (ClientConfig.
+// Buffers). A change of them is never a reset: the buffers in use move
+// toward the policy's at most at MaxScaleDeviation/2 of the elapsed time
+// (2.5% by default: 25ms a second), half of what the correction may use,
+// and slower if SlewTime is long, so that the error a buffer change adds
+// stays below HardResetThreshold/2, however large the change. Only
+// InitializeClient takes the policy's buffers at once.
 type Client struct {
 	cfg ClientConfig
 
@@ -142,6 +171,10 @@ type Client struct {
 	status   ClientStatus
 	last     time.Duration // Clock at the previous AdvanceTime or InitializeClient
 	haveLast bool
+	// sb, cb: the ServerBuffer and ClientBuffer in use, moving toward the
+	// policy's; valid once haveBuf.
+	sb, cb  time.Duration
+	haveBuf bool
 }
 
 // ClientStatus is the state of a Client after its last AdvanceTime.
@@ -155,6 +188,9 @@ type ClientStatus struct {
 	PredictedError, ServerError time.Duration
 	// Resets is the number of hard resets so far.
 	Resets int
+	// ServerBuffer and ClientBuffer are the buffers in use in the last
+	// frame (see Client: they follow the BufferPolicy's smoothly).
+	ServerBuffer, ClientBuffer time.Duration
 }
 
 var _ Provider = (*Client)(nil)
@@ -186,6 +222,23 @@ func (c *Client) Estimate() Estimate {
 	return c.est
 }
 
+// ObserveSample hands a ping sample, one the estimator accepted, to the
+// BufferPolicy together with the estimate in use (set the estimate that
+// includes s first). The transport calls it for every sample.
+func (c *Client) ObserveSample(s Sample) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cfg.Buffers.ObserveSample(s, c.est)
+}
+
+// ObserveFeedback hands the server's summary of this client's arrivals to
+// the BufferPolicy. The transport calls it for every pong that carries one.
+func (c *Client) ObserveFeedback(f Feedback) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cfg.Buffers.ObserveFeedback(f)
+}
+
 // Status returns the state after the last AdvanceTime.
 func (c *Client) Status() ClientStatus {
 	c.mu.Lock()
@@ -201,25 +254,50 @@ func (c *Client) Targets(rate uint32) (predicted, server time.Duration, ok bool)
 	if !c.est.Valid {
 		return 0, 0, false
 	}
-	predicted, server = c.targets(rate, c.cfg.Clock())
+	if !c.haveBuf {
+		c.sb, c.cb = c.policyBuffers(rate)
+		c.haveBuf = true
+	}
+	predicted, server = c.targets(c.cfg.Clock())
 	return predicted, server, true
 }
 
-func (c *Client) targets(rate uint32, now time.Duration) (predicted, server time.Duration) {
-	tick := nettime.FromTick(rate, 0, 0).FixedDelta()
+// targets uses the buffers in use, c.sb and c.cb.
+func (c *Client) targets(now time.Duration) (predicted, server time.Duration) {
 	shared := c.est.ServerTime(now)
-	return shared + c.est.Uplink + buffer(c.cfg.ServerBuffer, 2*tick),
-		shared - c.est.Downlink - buffer(c.cfg.ClientBuffer, tick)
+	return shared + c.est.Uplink + c.sb, shared - c.est.Downlink - c.cb
 }
 
-func buffer(configured, def time.Duration) time.Duration {
-	switch {
-	case configured == 0:
-		return def
-	case configured < 0:
-		return 0
+func (c *Client) policyBuffers(rate uint32) (server, client time.Duration) {
+	s, cl := c.cfg.Buffers.Buffers(nettime.FromTick(rate, 0, 0).FixedDelta())
+	return max(0, s), max(0, cl)
+}
+
+// moveBuffers moves the buffers in use toward the policy's, by at most
+// bufferRate of dt each.
+func (c *Client) moveBuffers(rate uint32, dt time.Duration) {
+	ps, pc := c.policyBuffers(rate)
+	if !c.haveBuf {
+		c.sb, c.cb, c.haveBuf = ps, pc, true
+		return
 	}
-	return configured
+	step := time.Duration(c.bufferRate() * float64(dt))
+	c.sb, c.cb = toward(c.sb, ps, step), toward(c.cb, pc, step)
+}
+
+// bufferRate is how fast the buffers in use may move, as a fraction of the
+// elapsed time: half of what the correction may use, and slow enough that
+// the correction's lag behind the moving target (rate × SlewTime) stays
+// within half of HardResetThreshold.
+func (c *Client) bufferRate() float64 {
+	return min(c.cfg.MaxScaleDeviation/2, float64(c.cfg.HardResetThreshold)/float64(2*c.cfg.SlewTime))
+}
+
+func toward(cur, target, step time.Duration) time.Duration {
+	if target > cur {
+		return min(target, cur+step)
+	}
+	return max(target, cur-step)
 }
 
 // InitializeClient sets both times to their targets if an estimate is
@@ -233,7 +311,10 @@ func (c *Client) InitializeClient(predicted, server *nettime.Time) {
 		*predicted = *server
 		return
 	}
-	tp, ts := c.targets(server.TickRate(), now)
+	c.sb, c.cb = c.policyBuffers(server.TickRate())
+	c.haveBuf = true
+	c.status.ServerBuffer, c.status.ClientBuffer = c.sb, c.cb
+	tp, ts := c.targets(now)
 	*predicted = nettime.New(server.TickRate(), tp)
 	*server = nettime.New(server.TickRate(), ts)
 }
@@ -261,7 +342,9 @@ func (c *Client) AdvanceTime(predicted, server *nettime.Time, dt time.Duration) 
 		return true
 	}
 	rate := server.TickRate()
-	tp, ts := c.targets(rate, now)
+	c.moveBuffers(rate, dt)
+	st.ServerBuffer, st.ClientBuffer = c.sb, c.cb
+	tp, ts := c.targets(now)
 
 	base := dt
 	if !c.cfg.HardResetOnly {

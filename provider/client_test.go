@@ -306,6 +306,7 @@ func TestClientConfigValidation(t *testing.T) {
 		{"huge deviation", ClientConfig{MaxScaleDeviation: 0.9}},
 		{"NaN deviation", ClientConfig{MaxScaleDeviation: math.NaN()}},
 		{"tolerance above threshold", ClientConfig{CorrectionTolerance: time.Second}},
+		{"policy and fixed buffer", ClientConfig{Buffers: FixedBuffers{}, ServerBuffer: time.Millisecond}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -321,6 +322,10 @@ func TestClientConfigValidation(t *testing.T) {
 	}
 	got := c.Config()
 	got.Clock = nil
+	if _, ok := got.Buffers.(*Adaptive); !ok {
+		t.Errorf("default Buffers %T, want *Adaptive", got.Buffers)
+	}
+	got.Buffers = nil
 	want := ClientConfig{HardResetThreshold: DefaultHardResetThreshold, CorrectionTolerance: DefaultCorrectionTolerance,
 		SlewTime: DefaultSlewTime, MaxScaleDeviation: DefaultMaxScaleDeviation}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -1,0 +1,205 @@
+package provider
+
+import (
+	"fmt"
+	"time"
+)
+
+// Defaults and limits of AdaptiveConfig.
+const (
+	// DefaultOnTimeTarget is the default fraction of inputs to arrive
+	// before their tick, and of frames to find a snapshot on both sides.
+	DefaultOnTimeTarget = 0.99
+	// DefaultDelayWindow is the default number of ping samples per
+	// direction the delay distributions are taken over: 25.6s at the
+	// transport's 10 Hz.
+	DefaultDelayWindow = 256
+	// MaxDelayWindow bounds AdaptiveConfig.Window (32 KiB per direction).
+	MaxDelayWindow = 4096
+	// minDelaySamples: below this, Adaptive returns FixedBuffers' defaults.
+	minDelaySamples = 16
+	// minFeedback: summaries of fewer arrivals are ignored.
+	minFeedback = 32
+	// Feedback gains: a late window widens the lead by this fraction of
+	// its deficit, an early one narrows it by this fraction of its excess.
+	widenGain, narrowGain = 0.75, 0.3
+	maxCorrection         = time.Second
+)
+
+// AdaptiveConfig configures Adaptive. The zero value gives the defaults.
+type AdaptiveConfig struct {
+	// Target is the fraction of inputs that should reach the server
+	// before their tick starts, and of frames whose interpolation time
+	// should have a snapshot on both sides, in (0.5, 1). Default: 0.99.
+	Target float64
+	// Window is how many ping samples of each direction the delay
+	// quantiles are taken over, in [16, MaxDelayWindow]. Default: 256.
+	Window int
+	// SnapshotInterval is how often the server sends the state the client
+	// interpolates. Default (0): one tick.
+	SnapshotInterval time.Duration
+}
+
+func (c AdaptiveConfig) resolve() (AdaptiveConfig, error) {
+	if c.Target == 0 {
+		c.Target = DefaultOnTimeTarget
+	}
+	if c.Window == 0 {
+		c.Window = DefaultDelayWindow
+	}
+	switch {
+	case !(c.Target > 0.5 && c.Target < 1):
+		return c, fmt.Errorf("%w: adaptive Target %v not in (0.5, 1)", ErrInvalidConfig, c.Target)
+	case c.Window < minDelaySamples || c.Window > MaxDelayWindow:
+		return c, fmt.Errorf("%w: adaptive Window %d not in [%d, %d]", ErrInvalidConfig, c.Window, minDelaySamples, MaxDelayWindow)
+	case c.SnapshotInterval < 0:
+		return c, fmt.Errorf("%w: adaptive SnapshotInterval %v is negative", ErrInvalidConfig, c.SnapshotInterval)
+	}
+	return c, nil
+}
+
+// AdaptiveState is the stage an Adaptive policy is in.
+type AdaptiveState int
+
+const (
+	// AdaptiveWarmup: fewer than 16 samples; the buffers are FixedBuffers'
+	// defaults.
+	AdaptiveWarmup AdaptiveState = iota
+	// AdaptiveOpenLoop: the buffers are sized from the measured delay
+	// distributions; no server feedback yet.
+	AdaptiveOpenLoop
+	// AdaptiveClosedLoop: the lead is also corrected by the server's
+	// feedback.
+	AdaptiveClosedLoop
+)
+
+// String returns the state's name.
+func (s AdaptiveState) String() string {
+	switch s {
+	case AdaptiveWarmup:
+		return "warmup"
+	case AdaptiveOpenLoop:
+		return "open-loop"
+	case AdaptiveClosedLoop:
+		return "closed-loop"
+	}
+	return fmt.Sprintf("AdaptiveState(%d)", int(s))
+}
+
+// Adaptive is netclock's default BufferPolicy: it sizes both buffers from
+// the one-way delays of each direction, which netclock measures
+// separately (every ping sample, read through the estimate's offset,
+// gives the uplink delay T2−T1−offset and the downlink delay
+// T4−T3+offset), and corrects the lead by the server's feedback.
+//
+//	lead   = Uplink + ServerBuffer = Target quantile of the uplink delays + correction
+//	delay  = Downlink + ClientBuffer = Target quantile of the downlink delays + SnapshotInterval
+//
+// The quantiles are over the last Window samples, so a spike widens the
+// buffers at once and is forgotten after Window samples. The correction
+// absorbs what pings cannot see (the game loop sending an input up to a
+// frame after its tick began, inputs queued behind other traffic): once a
+// window of FeedbackWindow arrivals newer than the last correction has
+// come in, a Target quantile margin below zero widens the lead by 3/4 of
+// the deficit, and one above zero narrows it by 3/10 of the excess, so it
+// widens fast and narrows slowly.
+//
+// It keeps 2×Window durations and never allocates after NewAdaptive. It is
+// not safe for concurrent use on its own; a Client serializes its calls.
+type Adaptive struct {
+	cfg              AdaptiveConfig
+	up, down         delayWindow
+	upQ, downQ       time.Duration // Target quantiles of the windows
+	uplink, downlink time.Duration // the estimate's, at the last sample
+	corr             time.Duration
+	state            AdaptiveState
+	lastTotal        uint32
+}
+
+var _ BufferPolicy = (*Adaptive)(nil)
+
+// NewAdaptive returns an Adaptive policy, or an error wrapping
+// ErrInvalidConfig.
+func NewAdaptive(cfg AdaptiveConfig) (*Adaptive, error) {
+	cfg, err := cfg.resolve()
+	if err != nil {
+		return nil, err
+	}
+	return &Adaptive{cfg: cfg, up: newDelayWindow(cfg.Window), down: newDelayWindow(cfg.Window)}, nil
+}
+
+// Config returns the configuration in use, defaults filled in.
+func (a *Adaptive) Config() AdaptiveConfig { return a.cfg }
+
+// State returns the policy's stage.
+func (a *Adaptive) State() AdaptiveState { return a.state }
+
+// Correction returns the lead correction learned from the server's
+// feedback (positive: the lead is wider than the uplink delays alone ask).
+func (a *Adaptive) Correction() time.Duration { return a.corr }
+
+// ObserveSample adds the sample's one-way delays, read through e's offset.
+// Invalid samples and estimates are ignored.
+func (a *Adaptive) ObserveSample(s Sample, e Estimate) {
+	if !e.Valid || s.Validate() != nil {
+		return
+	}
+	up := s.ServerReceive - e.ServerTime(s.ClientSend)
+	down := e.ServerTime(s.ClientReceive) - s.ServerSend
+	a.up.add(up)
+	a.down.add(down)
+	a.uplink, a.downlink = e.Uplink, e.Downlink
+	if a.up.n < minDelaySamples {
+		return
+	}
+	if a.state == AdaptiveWarmup {
+		a.state = AdaptiveOpenLoop
+	}
+	a.upQ, a.downQ = a.up.quantile(a.cfg.Target), a.down.quantile(a.cfg.Target)
+}
+
+// ObserveFeedback corrects the lead by the server's summary f, if it covers
+// at least 32 arrivals, all newer than the last correction (f.Total tells).
+func (a *Adaptive) ObserveFeedback(f Feedback) {
+	if f.Count < minFeedback || a.state == AdaptiveWarmup {
+		return
+	}
+	if a.state == AdaptiveClosedLoop && f.Total-a.lastTotal < uint32(f.Count) {
+		return // the window still holds arrivals from before the last correction
+	}
+	a.state, a.lastTotal = AdaptiveClosedLoop, f.Total
+	m := marginAt(f, 1-a.cfg.Target)
+	if m < 0 {
+		a.corr += time.Duration(widenGain * float64(-m))
+	} else {
+		a.corr -= time.Duration(narrowGain * float64(m))
+	}
+	a.corr = max(-maxCorrection, min(maxCorrection, a.corr))
+}
+
+// marginAt interpolates f's margin percentiles at the fraction miss.
+func marginAt(f Feedback, miss float64) time.Duration {
+	lerp := func(q0, q1 float64, m0, m1 time.Duration) time.Duration {
+		return m0 + time.Duration((miss-q0)/(q1-q0)*float64(m1-m0))
+	}
+	switch {
+	case miss <= 0.01:
+		return f.P1
+	case miss <= 0.05:
+		return lerp(0.01, 0.05, f.P1, f.P5)
+	}
+	return lerp(0.05, 0.5, f.P5, f.P50)
+}
+
+// Buffers returns ServerBuffer and ClientBuffer (see Adaptive); in
+// AdaptiveWarmup, FixedBuffers' defaults.
+func (a *Adaptive) Buffers(tick time.Duration) (server, client time.Duration) {
+	if a.state == AdaptiveWarmup {
+		return FixedBuffers{}.Buffers(tick)
+	}
+	interval := a.cfg.SnapshotInterval
+	if interval == 0 {
+		interval = tick
+	}
+	return max(0, a.upQ-a.uplink+a.corr), max(0, a.downQ-a.downlink+interval)
+}
