@@ -20,10 +20,12 @@ const (
 	minDelaySamples = 16
 	// minFeedback: summaries of fewer arrivals are ignored.
 	minFeedback = 32
-	// Feedback gains: a late window widens the lead by this fraction of
-	// its deficit, an early one narrows it by this fraction of its excess.
-	widenGain, narrowGain = 0.75, 0.3
-	maxCorrection         = time.Second
+	// Feedback: the late fraction aimed at, as a share of 1 − Target; the
+	// lead's move per window, in ticks per unit of relative error; the
+	// share of slack beyond a tick given back per window.
+	aimShare, lateGain, narrowGain = 0.8, 0.05, 0.3
+	maxWiden                       = 2 // ticks per window
+	maxCorrection                  = time.Second
 )
 
 // AdaptiveConfig configures Adaptive. The zero value gives the defaults.
@@ -92,17 +94,21 @@ func (s AdaptiveState) String() string {
 // gives the uplink delay T2−T1−offset and the downlink delay
 // T4−T3+offset), and corrects the lead by the server's feedback.
 //
-//	lead   = Uplink + ServerBuffer = Target quantile of the uplink delays + correction
+//	lead   = Uplink + ServerBuffer = Target quantile of the uplink delays + correction (initially a tick)
 //	delay  = Downlink + ClientBuffer = Target quantile of the downlink delays + SnapshotInterval
 //
 // The quantiles are over the last Window samples, so a spike widens the
 // buffers at once and is forgotten after Window samples. The correction
-// absorbs what pings cannot see (the game loop sending an input up to a
-// frame after its tick began, inputs queued behind other traffic): once a
-// window of FeedbackWindow arrivals newer than the last correction has
-// come in, a Target quantile margin below zero widens the lead by 3/4 of
-// the deficit, and one above zero narrows it by 3/10 of the excess, so it
-// widens fast and narrows slowly.
+// absorbs what pings cannot see (a game loop sending an input up to a
+// frame after its tick began, its stalls, inputs queued behind other
+// traffic): it is an integral controller of the late fraction the server
+// reports. Each time a window of FeedbackWindow arrivals newer than the
+// last correction has come in, the lead moves by a tenth of a tick per
+// unit of relative error of the window's late fraction against 0.8 ×
+// (1 − Target) (at most two ticks wider per window; a window without a
+// late input narrows it by a tenth of a tick), so the late fraction
+// settles just under what Target allows; a window without a late input
+// also gives back 3/10 of its 1st-percentile margin beyond one tick.
 //
 // It keeps 2×Window durations and never allocates after NewAdaptive. It is
 // not safe for concurrent use on its own; a Client serializes its calls.
@@ -114,6 +120,7 @@ type Adaptive struct {
 	corr             time.Duration
 	state            AdaptiveState
 	lastTotal        uint32
+	tick             time.Duration // the last Buffers' tick: bounds a widening
 }
 
 var _ BufferPolicy = (*Adaptive)(nil)
@@ -125,7 +132,7 @@ func NewAdaptive(cfg AdaptiveConfig) (*Adaptive, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Adaptive{cfg: cfg, up: newDelayWindow(cfg.Window), down: newDelayWindow(cfg.Window)}, nil
+	return &Adaptive{cfg: cfg, tick: time.Second / 60, up: newDelayWindow(cfg.Window), down: newDelayWindow(cfg.Window)}, nil
 }
 
 // Config returns the configuration in use, defaults filled in.
@@ -153,7 +160,10 @@ func (a *Adaptive) ObserveSample(s Sample, e Estimate) {
 		return
 	}
 	if a.state == AdaptiveWarmup {
-		a.state = AdaptiveOpenLoop
+		// Until the server's feedback says otherwise, allow a tick for
+		// what pings cannot see: a game loop sends an input up to a frame
+		// after its tick began.
+		a.state, a.corr = AdaptiveOpenLoop, a.tick
 	}
 	a.upQ, a.downQ = a.up.quantile(a.cfg.Target), a.down.quantile(a.cfg.Target)
 }
@@ -168,32 +178,36 @@ func (a *Adaptive) ObserveFeedback(f Feedback) {
 		return // the window still holds arrivals from before the last correction
 	}
 	a.state, a.lastTotal = AdaptiveClosedLoop, f.Total
-	m := marginAt(f, 1-a.cfg.Target)
-	if m < 0 {
-		a.corr += time.Duration(widenGain * float64(-m))
-	} else {
-		a.corr -= time.Duration(narrowGain * float64(m))
+	// Integral control of the late fraction: each window moves the lead
+	// by lateGain ticks per unit of relative error against aim, at most a
+	// tick wider, so the late fraction settles on aim whatever makes
+	// inputs late (the delays, the game loop's frame phase, its stalls).
+	aim := aimShare * (1 - a.cfg.Target)
+	e := (float64(f.Late)/float64(f.Count) - aim) / aim
+	switch move := time.Duration(min(maxWiden, lateGain*e) * float64(a.tick)); {
+	case f.Late == 0:
+		a.corr += move
+		// Slack beyond a tick (a game loop's frame phase may take up to
+		// a frame of it) is not needed: give it back faster.
+		if f.P1 > a.tick {
+			a.corr -= time.Duration(narrowGain * float64(f.P1-a.tick))
+		}
+	case move > 0:
+		// Widen no further than would have put the 1st percentile on
+		// time (and a little): a late burst is one frame phase, or one
+		// stall, not a trend.
+		if f.P1 < 0 {
+			move = min(move, -f.P1+a.tick/8)
+		}
+		a.corr += move
 	}
 	a.corr = max(-maxCorrection, min(maxCorrection, a.corr))
-}
-
-// marginAt interpolates f's margin percentiles at the fraction miss.
-func marginAt(f Feedback, miss float64) time.Duration {
-	lerp := func(q0, q1 float64, m0, m1 time.Duration) time.Duration {
-		return m0 + time.Duration((miss-q0)/(q1-q0)*float64(m1-m0))
-	}
-	switch {
-	case miss <= 0.01:
-		return f.P1
-	case miss <= 0.05:
-		return lerp(0.01, 0.05, f.P1, f.P5)
-	}
-	return lerp(0.05, 0.5, f.P5, f.P50)
 }
 
 // Buffers returns ServerBuffer and ClientBuffer (see Adaptive); in
 // AdaptiveWarmup, FixedBuffers' defaults.
 func (a *Adaptive) Buffers(tick time.Duration) (server, client time.Duration) {
+	a.tick = tick
 	if a.state == AdaptiveWarmup {
 		return FixedBuffers{}.Buffers(tick)
 	}

@@ -69,16 +69,16 @@ func TestAdaptiveSizesFromDelays(t *testing.T) {
 	}{
 		{"warmup gives the fixed defaults", AdaptiveConfig{}, 15, constant(20 * ms), constant(30 * ms),
 			AdaptiveWarmup, 2 * tick, tick},
-		{"steady link: no margin but the snapshot interval", AdaptiveConfig{}, 100, constant(20 * ms), constant(30 * ms),
-			AdaptiveOpenLoop, 0, tick},
+		{"steady link: a tick for the game loop, the snapshot interval", AdaptiveConfig{}, 100, constant(20 * ms), constant(30 * ms),
+			AdaptiveOpenLoop, tick, tick},
 		// Delays 20..119ms: the 99th percentile is 118ms.
 		{"jitter: the 99th percentile", AdaptiveConfig{}, 100, ramp(20 * ms), ramp(30 * ms),
-			AdaptiveOpenLoop, 98 * ms, 98*ms + tick},
+			AdaptiveOpenLoop, 98*ms + tick, 98*ms + tick},
 		{"90% target, 50ms snapshots", AdaptiveConfig{Target: 0.9, SnapshotInterval: 50 * ms}, 100, ramp(20 * ms), ramp(30 * ms),
-			AdaptiveOpenLoop, 89 * ms, 89*ms + 50*ms},
+			AdaptiveOpenLoop, 89*ms + tick, 89*ms + 50*ms},
 		// A window of 16: only the last 16 samples (84..99 ms above the floor) count.
 		{"window forgets", AdaptiveConfig{Window: 16}, 100, ramp(20 * ms), ramp(30 * ms),
-			AdaptiveOpenLoop, 99 * ms, 99*ms + tick},
+			AdaptiveOpenLoop, 99*ms + tick, 99*ms + tick},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -108,23 +108,31 @@ func ramp(floor time.Duration) func(int) time.Duration {
 func TestAdaptiveFeedback(t *testing.T) {
 	const tick = time.Second / 60
 	e := Estimate{Valid: true, Uplink: 20 * ms, Downlink: 20 * ms}
-	fb := func(total uint32, p1 time.Duration) Feedback {
-		return Feedback{Total: total, Count: FeedbackWindow, P1: p1, P5: p1 + ms, P50: p1 + 10*ms}
+	fb := func(total uint32, late int, p1 time.Duration) Feedback {
+		return Feedback{Total: total, Count: FeedbackWindow, Late: late, P1: p1, P5: p1 + ms, P50: p1 + 10*ms}
 	}
+	ticks := func(x float64) time.Duration { return time.Duration(x * float64(tick)) }
+	// The aim is 0.8% late: a window of 128 with 10 late is 8.77 times
+	// above it, and moves the lead by 0.05 × 8.77 ticks.
+	tenLate := ticks(0.05 * (10.0/128 - 0.008) / 0.008)
 	tests := []struct {
 		name      string
 		feedback  []Feedback
 		wantCorr  time.Duration
 		wantState AdaptiveState
 	}{
-		{"none", nil, 0, AdaptiveOpenLoop},
-		{"too few arrivals", []Feedback{{Total: 10, Count: 10, P1: -50 * ms}}, 0, AdaptiveOpenLoop},
-		{"late widens by 3/4", []Feedback{fb(128, -8*ms)}, 6 * ms, AdaptiveClosedLoop},
-		{"early narrows by 3/10", []Feedback{fb(128, 10*ms)}, -3 * ms, AdaptiveClosedLoop},
-		{"a window seen in part is ignored", []Feedback{fb(128, -8*ms), fb(200, -8*ms)}, 6 * ms, AdaptiveClosedLoop},
-		{"a new window counts", []Feedback{fb(128, -8*ms), fb(256, -4*ms)}, 9 * ms, AdaptiveClosedLoop},
-		{"Total wraps", []Feedback{fb(1<<32-10, -8*ms), fb(118, -4*ms)}, 9 * ms, AdaptiveClosedLoop},
-		{"bounded", []Feedback{fb(128, -time.Hour)}, time.Second, AdaptiveClosedLoop},
+		// The open loop starts the correction at a tick.
+		{"none", nil, tick, AdaptiveOpenLoop},
+		{"too few arrivals", []Feedback{{Total: 10, Count: 10, Late: 10, P1: -50 * ms}}, tick, AdaptiveOpenLoop},
+		{"none late narrows", []Feedback{fb(128, 0, ms)}, tick + ticks(-0.05), AdaptiveClosedLoop},
+		{"one late holds", []Feedback{fb(128, 1, -ms)}, tick, AdaptiveClosedLoop},
+		{"late widens", []Feedback{fb(128, 10, -20*ms)}, tick + tenLate, AdaptiveClosedLoop},
+		{"no further than the 1st percentile", []Feedback{fb(128, 10, -ms)}, tick + ms + tick/8, AdaptiveClosedLoop},
+		{"at most two ticks a window", []Feedback{fb(128, 128, -time.Second)}, tick + ticks(2), AdaptiveClosedLoop},
+		{"slack beyond a tick narrows faster", []Feedback{fb(128, 0, tick+10*ms)}, tick + ticks(-0.05) - 3*ms, AdaptiveClosedLoop},
+		{"a window seen in part is ignored", []Feedback{fb(128, 10, -20*ms), fb(200, 10, -20*ms)}, tick + tenLate, AdaptiveClosedLoop},
+		{"a new window counts", []Feedback{fb(128, 10, -20*ms), fb(256, 10, -20*ms)}, tick + 2*tenLate, AdaptiveClosedLoop},
+		{"Total wraps", []Feedback{fb(1<<32-10, 10, -20*ms), fb(118, 10, -20*ms)}, tick + 2*tenLate, AdaptiveClosedLoop},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -132,6 +140,7 @@ func TestAdaptiveFeedback(t *testing.T) {
 			for i := range 20 {
 				a.ObserveSample(sampleWith(time.Duration(i)*100*ms, 0, 20*ms, 20*ms), e)
 			}
+			a.Buffers(tick)
 			for _, f := range tc.feedback {
 				a.ObserveFeedback(f)
 			}
@@ -140,6 +149,17 @@ func TestAdaptiveFeedback(t *testing.T) {
 				t.Errorf("state, correction, server buffer (-want +got):\n%s", diff)
 			}
 		})
+	}
+	// The correction is bounded whatever the server says.
+	a, _ := NewAdaptive(AdaptiveConfig{})
+	for i := range 20 {
+		a.ObserveSample(sampleWith(time.Duration(i)*100*ms, 0, 20*ms, 20*ms), e)
+	}
+	for i := range 1000 {
+		a.ObserveFeedback(fb(uint32(128*(i+1)), 128, -time.Hour))
+	}
+	if got := a.Correction(); got != maxCorrection {
+		t.Errorf("correction after 1000 late windows %v, want %v", got, maxCorrection)
 	}
 }
 

@@ -222,13 +222,13 @@ func (c *Client) Estimate() Estimate {
 	return c.est
 }
 
-// ObserveSample hands a ping sample, one the estimator accepted, to the
-// BufferPolicy together with the estimate in use (set the estimate that
-// includes s first). The transport calls it for every sample.
-func (c *Client) ObserveSample(s Sample) {
+// ObserveSample hands a ping sample the estimator accepted, and the
+// estimator's estimate e after it, to the BufferPolicy. The transport calls
+// it for every sample.
+func (c *Client) ObserveSample(s Sample, e Estimate) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.cfg.Buffers.ObserveSample(s, c.est)
+	c.cfg.Buffers.ObserveSample(s, e)
 }
 
 // ObserveFeedback hands the server's summary of this client's arrivals to

@@ -18,6 +18,7 @@ import (
 
 	"github.com/netclock/netclock/internal/wire"
 	"github.com/netclock/netclock/nettime"
+	"github.com/netclock/netclock/provider"
 )
 
 // ClientID identifies a client connected to a Server. IDs count up from 1
@@ -45,6 +46,11 @@ type ClientInfo struct {
 	BytesSent, BytesReceived uint64
 	// RTT is quic-go's smoothed round-trip estimate of the connection.
 	RTT time.Duration
+	// Arrivals summarizes how long before the start of their tick the
+	// client's last stamped messages arrived (negative: late, the tick
+	// had begun): what its pongs return to it, and what its adaptive lead
+	// follows. Count is 0 until a stamped message arrives.
+	Arrivals provider.Feedback
 }
 
 // serverClient is the server's handle of one connected client.
@@ -55,7 +61,8 @@ type serverClient struct {
 	since time.Time
 	log   *slog.Logger
 
-	out sender
+	out      sender
+	arrivals arrivals
 
 	pings, msgsRecv, msgsSent atomic.Int64
 }
@@ -64,7 +71,8 @@ func (sc *serverClient) info() ClientInfo {
 	qs := sc.conn.ConnectionStats()
 	return ClientInfo{ID: sc.id, Remote: sc.conn.RemoteAddr(), Mode: sc.mode, Connected: sc.since,
 		Pings: sc.pings.Load(), MessagesReceived: sc.msgsRecv.Load(), MessagesSent: sc.msgsSent.Load(),
-		BytesSent: qs.BytesSent, BytesReceived: qs.BytesReceived, RTT: qs.SmoothedRTT}
+		BytesSent: qs.BytesSent, BytesReceived: qs.BytesReceived, RTT: qs.SmoothedRTT,
+		Arrivals: sc.arrivals.summary()}
 }
 
 // Clients returns the connected clients, by ID.
@@ -190,6 +198,7 @@ func (s *Server) receiveDatagram(sc *serverClient, b []byte, at time.Duration, d
 	}
 	m.Payload = bytes.Clone(m.Payload)
 	m.Received = at
+	sc.arrivals.add(m.Stamp, at)
 	s.msgsRecv.Add(1)
 	sc.msgsRecv.Add(1)
 	if !d.offer(m) {
@@ -248,6 +257,7 @@ func (s *Server) readStream(ctx context.Context, sc *serverClient, str *quic.Rec
 			return
 		}
 		m.Reliable, m.Received = true, s.Now()
+		sc.arrivals.add(m.Stamp, m.Received)
 		s.msgsRecv.Add(1)
 		sc.msgsRecv.Add(1)
 		s.deliver(sc, m)

@@ -61,6 +61,7 @@ import (
 	"time"
 
 	"github.com/netclock/netclock/bench/harness"
+	"github.com/netclock/netclock/bench/jitnet"
 	"github.com/netclock/netclock/netsim"
 	"github.com/netclock/netclock/provider"
 	"github.com/netclock/netclock/ticksys"
@@ -197,6 +198,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// down in the same order as the end of -duration.
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(context.Background()) }()
+	js := jitnet.NewServer(srv) // the game streams; see jit.go
+	defer js.Close()
 
 	peers := make([]*peer, len(opt.profiles))
 	for i, p := range opt.profiles {
@@ -208,6 +211,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	start := time.Now()
+	mark := time.AfterFunc(opt.warmup, func() {
+		js.Mark()
+		for _, p := range peers {
+			p.jit.Mark()
+		}
+	})
+	defer mark.Stop()
 	runCtx, cancel := context.WithTimeout(ctx, opt.duration)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -221,6 +231,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	monitor(runCtx, srv, peers, opt, stdout)
 	wg.Wait()
 	elapsed := time.Since(start)
+	jits := collectJIT(srv, js, peers)
 
 	sum := summary{DurationS: elapsed.Seconds(), WarmupS: opt.warmup.Seconds(), Seed: opt.seed,
 		SampleHz: float64(time.Second / sampleEvery)}
@@ -256,6 +267,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	} else {
 		printSummary(stdout, sum)
+		printJIT(stdout, jits)
 	}
 	return errors.Join(errs...)
 }
@@ -266,6 +278,7 @@ type peer struct {
 	conn    *netsim.Conn
 	clock   func() time.Duration // the client clock: the profile's offset, drift, jumps
 	start   time.Time            // the profile's true time 0
+	jit     *jitnet.Client       // the game streams
 
 	client   atomic.Pointer[transport.Client] // nil until dialed
 	syncedAt atomic.Int64                     // since start, ns; -1 until synced
@@ -305,7 +318,7 @@ func newPeer(p netsim.Profile, seed uint64) (*peer, error) {
 		conn.Close()
 		return nil, err
 	}
-	pr := &peer{profile: p, conn: conn, clock: clock, start: conn.Start()}
+	pr := &peer{profile: p, conn: conn, clock: clock, start: conn.Start(), jit: jitnet.NewClient()}
 	pr.syncedAt.Store(-1)
 	return pr, nil
 }
@@ -318,6 +331,7 @@ func (p *peer) run(ctx context.Context, addr net.Addr, dev transport.DevCert, lo
 		TLSConfig: dev.ClientTLS(), // trusts exactly the server's certificate
 		Provider:  provider.ClientConfig{Clock: p.clock},
 		Logger:    log,
+		OnMessage: p.jit.OnMessage,
 	})
 	cancel()
 	if err != nil {
@@ -340,6 +354,10 @@ func (p *peer) run(ctx context.Context, addr net.Addr, dev transport.DevCert, lo
 		p.resets.Add(1)
 		log.Warn("reset", "reason", ev.Reason.String(), "skipped", ev.Skipped)
 	})
+	if err := p.jit.Start(c, sys); err != nil {
+		p.err = err
+		return
+	}
 	if err := c.Run(ctx); err != nil && ctx.Err() == nil {
 		p.err = err
 	}
