@@ -23,7 +23,7 @@ const (
 	// Feedback: the late fraction aimed at, as a share of 1 − Target; the
 	// lead's move per window, in ticks per unit of relative error; the
 	// share of slack beyond a tick given back per window.
-	aimShare, lateGain, narrowGain = 0.8, 0.05, 0.3
+	aimShare, lateGain, narrowGain = 0.5, 0.05, 0.3
 	maxWiden                       = 2 // ticks per window
 	maxCorrection                  = time.Second
 )
@@ -101,14 +101,15 @@ func (s AdaptiveState) String() string {
 // buffers at once and is forgotten after Window samples. The correction
 // absorbs what pings cannot see (a game loop sending an input up to a
 // frame after its tick began, its stalls, inputs queued behind other
-// traffic): it is an integral controller of the late fraction the server
-// reports. Each time a window of FeedbackWindow arrivals newer than the
-// last correction has come in, the lead moves by a tenth of a tick per
-// unit of relative error of the window's late fraction against 0.8 ×
-// (1 − Target) (at most two ticks wider per window; a window without a
-// late input narrows it by a tenth of a tick), so the late fraction
-// settles just under what Target allows; a window without a late input
-// also gives back 3/10 of its 1st-percentile margin beyond one tick.
+// traffic) by the server's feedback: each time a window of FeedbackWindow
+// arrivals newer than the last correction has come in, the lead moves by
+// 0.05 tick per unit of relative error of the window's late fraction
+// against half of 1 − Target (at most two ticks wider per window, and no
+// further than would have put its 1st percentile on time, plus an eighth
+// of a tick: a late burst is one stall, not a trend). A window without a
+// late input narrows it by 0.05 tick, and by 3/10 of its 1st-percentile
+// margin beyond one tick. So the lead widens at once when inputs come late
+// and gives back its slack slowly.
 //
 // It keeps 2×Window durations and never allocates after NewAdaptive. It is
 // not safe for concurrent use on its own; a Client serializes its calls.

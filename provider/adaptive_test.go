@@ -112,9 +112,10 @@ func TestAdaptiveFeedback(t *testing.T) {
 		return Feedback{Total: total, Count: FeedbackWindow, Late: late, P1: p1, P5: p1 + ms, P50: p1 + 10*ms}
 	}
 	ticks := func(x float64) time.Duration { return time.Duration(x * float64(tick)) }
-	// The aim is 0.8% late: a window of 128 with 10 late is 8.77 times
-	// above it, and moves the lead by 0.05 × 8.77 ticks.
-	tenLate := ticks(0.05 * (10.0/128 - 0.008) / 0.008)
+	// The aim is 0.5% late: a window of 128 with 10 late is 14.6 times
+	// above it, and moves the lead by 0.05 × 14.6 ticks.
+	tenLate := ticks(0.05 * (10.0/128 - 0.005) / 0.005)
+	oneLate := ticks(0.05 * (1.0/128 - 0.005) / 0.005)
 	tests := []struct {
 		name      string
 		feedback  []Feedback
@@ -125,7 +126,7 @@ func TestAdaptiveFeedback(t *testing.T) {
 		{"none", nil, tick, AdaptiveOpenLoop},
 		{"too few arrivals", []Feedback{{Total: 10, Count: 10, Late: 10, P1: -50 * ms}}, tick, AdaptiveOpenLoop},
 		{"none late narrows", []Feedback{fb(128, 0, ms)}, tick + ticks(-0.05), AdaptiveClosedLoop},
-		{"one late holds", []Feedback{fb(128, 1, -ms)}, tick, AdaptiveClosedLoop},
+		{"one late widens a little", []Feedback{fb(128, 1, -ms)}, tick + oneLate, AdaptiveClosedLoop},
 		{"late widens", []Feedback{fb(128, 10, -20*ms)}, tick + tenLate, AdaptiveClosedLoop},
 		{"no further than the 1st percentile", []Feedback{fb(128, 10, -ms)}, tick + ms + tick/8, AdaptiveClosedLoop},
 		{"at most two ticks a window", []Feedback{fb(128, 128, -time.Second)}, tick + ticks(2), AdaptiveClosedLoop},
