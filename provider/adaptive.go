@@ -23,7 +23,7 @@ const (
 	// Feedback: the late fraction aimed at, as a share of 1 − Target; the
 	// lead's move per window, in ticks per unit of relative error; the
 	// share of slack beyond a tick given back per window.
-	aimShare, lateGain, narrowGain = 0.5, 0.05, 0.3
+	aimShare, lateGain, narrowGain = 0.5, 0.05, 0.1
 	maxWiden                       = 2 // ticks per window
 	maxCorrection                  = time.Second
 )
@@ -107,8 +107,8 @@ func (s AdaptiveState) String() string {
 // against half of 1 − Target (at most two ticks wider per window, and no
 // further than would have put its 1st percentile on time, plus an eighth
 // of a tick: a late burst is one stall, not a trend). A window without a
-// late input narrows it by 0.05 tick, and by 3/10 of its 1st-percentile
-// margin beyond one tick. So the lead widens at once when inputs come late
+// late input narrows it by 0.05 tick (at most half its 1st-percentile
+// margin), and by 1/10 of that margin beyond one tick. So the lead widens at once when inputs come late
 // and gives back its slack slowly.
 //
 // It keeps 2×Window durations and never allocates after NewAdaptive. It is
@@ -187,7 +187,10 @@ func (a *Adaptive) ObserveFeedback(f Feedback) {
 	e := (float64(f.Late)/float64(f.Count) - aim) / aim
 	switch move := time.Duration(min(maxWiden, lateGain*e) * float64(a.tick)); {
 	case f.Late == 0:
-		a.corr += move
+		// Narrow by at most half the 1st-percentile margin: where the
+		// delays hardly vary, a whole step could make many inputs late
+		// at once.
+		a.corr += max(move, -f.P1/2)
 		// Slack beyond a tick (a game loop's frame phase may take up to
 		// a frame of it) is not needed: give it back faster.
 		if f.P1 > a.tick {

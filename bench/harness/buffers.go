@@ -43,7 +43,9 @@ type Feedback struct {
 	// Valid is false until an input has arrived.
 	Valid bool
 	// Arrivals is the summary of the client's last inputs that netclock's
-	// transport returns in its pongs (provider.ArrivalWindow).
+	// transport returns in its pongs (provider.ArrivalWindow), in one
+	// snapshot per PingInterval as the pongs come; Count is 0 in the
+	// others.
 	Arrivals provider.Feedback
 }
 

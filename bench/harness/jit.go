@@ -251,7 +251,11 @@ func (j *jit) serverFrame(k int64) {
 	}
 	for _, m := range j.models {
 		fb := m.age
-		fb.Arrivals = m.window.Feedback()
+		// The arrival summary rides a pong in the transport, 10 a second:
+		// here every PingInterval's worth of snapshots.
+		if int64(j.snaps)%int64(max(1, PingInterval/(time.Duration(j.every)*j.tick))) == 0 {
+			fb.Arrivals = m.window.Feedback()
+		}
 		m.fbs[j.snaps%fbRing] = fb
 	}
 	for _, at := range j.down.SendAppend(s.buf[:0], s.now) {
