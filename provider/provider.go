@@ -1,7 +1,10 @@
 // Package provider holds the Provider interface that advances predicted and
 // server time each frame, the two providers netclock ships (Server, a constant
-// rate, and Client, which steers toward a clock estimate), and the Estimate
-// and Sample types that carry clock-synchronization results.
+// rate, and Client, which steers toward a clock estimate), the Estimate
+// and Sample types that carry clock-synchronization results, and the
+// BufferPolicy that sizes a Client's buffers (Adaptive, the default, sized
+// from the measured one-way delays and the server's Feedback; FixedBuffers;
+// or your own).
 package provider
 
 import (
