@@ -10,7 +10,9 @@
 // (RTT, offset, error bound), its true error, its predicted and server
 // ticks, its time scale and its resets. At the end it prints a summary
 // (|true error| percentiles after a warm-up, sync time, resets, pings) next
-// to the accuracy harness (bench/harness) on the same profiles and seed.
+// to the accuracy harness (bench/harness) on the same profiles and seed,
+// and, per client, inputs on time and starved frames of a real input and
+// snapshot stream (bench/jitnet; see jit.go).
 //
 // Usage:
 //
