@@ -26,6 +26,9 @@ const (
 	aimShare, lateGain, narrowGain = 0.5, 0.05, 0.1
 	maxWiden                       = 2 // ticks per window
 	maxCorrection                  = time.Second
+	// offsetStep: an estimate whose offset moved more than this between
+	// two samples has stepped; the delays before it are discarded.
+	offsetStep = 20 * time.Millisecond
 )
 
 // AdaptiveConfig configures Adaptive. The zero value gives the defaults.
@@ -122,6 +125,8 @@ type Adaptive struct {
 	state            AdaptiveState
 	lastTotal        uint32
 	tick             time.Duration // the last Buffers' tick: bounds a widening
+	lastOff          time.Duration // the estimate's offset at the last sample
+	haveOff          bool
 }
 
 var _ BufferPolicy = (*Adaptive)(nil)
@@ -147,17 +152,33 @@ func (a *Adaptive) State() AdaptiveState { return a.state }
 func (a *Adaptive) Correction() time.Duration { return a.corr }
 
 // ObserveSample adds the sample's one-way delays, read through e's offset.
-// Invalid samples and estimates are ignored.
+// Invalid samples and estimates, and samples with a delay below zero (the
+// estimate has not followed a clock step yet), are ignored; when the
+// estimate's offset steps by more than 20ms between two samples, the
+// delays seen before are dropped (the buffers stay until 16 new samples
+// are in).
 func (a *Adaptive) ObserveSample(s Sample, e Estimate) {
 	if !e.Valid || s.Validate() != nil {
 		return
 	}
+	off := e.ServerTime(s.ClientSend) - s.ClientSend
+	if a.haveOff && (off-a.lastOff > offsetStep || a.lastOff-off > offsetStep) {
+		// The estimate stepped (a clock jump followed, a restart): the
+		// delays read through the old offset are wrong. Start the
+		// windows over, keeping the buffers until they refill.
+		a.up.reset()
+		a.down.reset()
+	}
+	a.lastOff, a.haveOff = off, true
 	up := s.ServerReceive - e.ServerTime(s.ClientSend)
 	down := e.ServerTime(s.ClientReceive) - s.ServerSend
+	if up < 0 || down < 0 {
+		return // a delay below zero: the estimate has not followed a clock step yet
+	}
 	a.up.add(up)
 	a.down.add(down)
 	a.uplink, a.downlink = e.Uplink, e.Downlink
-	if a.up.n < minDelaySamples {
+	if a.up.n < minDelaySamples || a.down.n < minDelaySamples {
 		return
 	}
 	if a.state == AdaptiveWarmup {

@@ -247,3 +247,41 @@ func TestBufferChangeNeverResets(t *testing.T) {
 		})
 	}
 }
+
+// A client clock step: until the estimate follows it, a sample's delays
+// read through the old offset are off by the step (one of them below
+// zero) and are skipped; once the estimate steps, the delays seen before
+// are dropped and the buffers come from the new samples alone.
+func TestAdaptiveForgetsDelaysAcrossAClockStep(t *testing.T) {
+	const tick = time.Second / 60
+	for _, step := range []time.Duration{2 * time.Second, -2 * time.Second} {
+		t.Run(step.String(), func(t *testing.T) {
+			a, _ := NewAdaptive(AdaptiveConfig{})
+			before := Estimate{Valid: true, Offset: 0, Uplink: 20 * ms, Downlink: 20 * ms}
+			after := before
+			after.Offset -= step
+			var t1 time.Duration
+			feed := func(n int, e Estimate, clientStep, up, down time.Duration) {
+				for range n {
+					t1 += 100 * ms
+					s := sampleWith(t1, 0, up, down) // the server clock is the client's before the step
+					s.ClientSend += clientStep
+					s.ClientReceive += clientStep
+					a.ObserveSample(s, e)
+					a.Buffers(tick)
+				}
+			}
+			feed(50, before, 0, 20*ms, 20*ms)
+			s0, c0 := a.Buffers(tick)
+			feed(5, before, step, 20*ms, 20*ms) // not followed yet
+			feed(10, after, step, 60*ms, 60*ms) // followed: new delays, too few to use
+			if s, c := a.Buffers(tick); s != s0 || c != c0 {
+				t.Errorf("buffers %v, %v after the step, want them kept at %v, %v", s, c, s0, c0)
+			}
+			feed(10, after, step, 60*ms, 60*ms)
+			if s, c := a.Buffers(tick); s != 40*ms+tick || c != 40*ms+tick {
+				t.Errorf("buffers %v, %v, want %v from the new delays alone", s, c, 40*ms+tick)
+			}
+		})
+	}
+}

@@ -138,6 +138,8 @@ func newDelayWindow(size int) delayWindow {
 	return delayWindow{ring: make([]time.Duration, size), scratch: make([]time.Duration, size)}
 }
 
+func (w *delayWindow) reset() { w.n, w.next = 0, 0 }
+
 func (w *delayWindow) add(d time.Duration) {
 	w.ring[w.next] = d
 	w.next = (w.next + 1) % len(w.ring)
