@@ -115,8 +115,8 @@ func (s AdaptiveState) String() string {
 // and gives back its slack slowly.
 //
 // It keeps 2×Window durations and never allocates after NewAdaptive. It is
-// not safe for concurrent use on its own; a Client serializes its calls,
-// so give each Client its own.
+// not safe for concurrent use on its own; a Steered provider serializes its
+// calls, so give each one its own.
 type Adaptive struct {
 	cfg              AdaptiveConfig
 	up, down         delayWindow

@@ -217,7 +217,7 @@ func TestBufferChangeNeverResets(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			pol := &stepPolicy{}
-			c, clk := newTestClient(t, ClientConfig{Buffers: pol, MaxScaleDeviation: tc.maxDeviation,
+			c, clk := newTestClient(t, SteeredConfig{Buffers: pol, MaxScaleDeviation: tc.maxDeviation,
 				SlewTime: time.Duration(tc.slewTime * float64(time.Second))})
 			c.SetEstimate(est(clk.now, 3*time.Second, 0))
 			p, s := nettime.New(rate, 0), nettime.New(rate, 0)

@@ -5,21 +5,21 @@ import (
 	"time"
 )
 
-// BufferPolicy sizes a Client's two buffers: ServerBuffer, how far predicted
-// time runs ahead of the estimated moment an input sent now reaches the
-// server, and ClientBuffer, how far server time stays behind the newest
-// state the client can have received (see ClientConfig).
+// BufferPolicy sizes a Steered provider's two buffers: ServerBuffer, how far
+// predicted time runs ahead of the estimated moment an input sent now
+// reaches the server, and ClientBuffer, how far server time stays behind the
+// newest state the client can have received (see SteeredConfig).
 //
-// A Client calls its policy under its own lock, so a policy is never
-// called concurrently through one Client and must not call the Client
-// back. Changes of the buffers it returns are slewed by the Client, never
-// stepped (see Client).
+// A Steered provider calls its policy under its own lock, so a policy is
+// never called concurrently through one Steered and must not call it back.
+// Changes of the buffers it returns are slewed by the Steered, never
+// stepped (see Steered).
 type BufferPolicy interface {
-	// ObserveSample is called with each ping sample the Client is given
-	// (Client.ObserveSample) and the estimate in use at that moment.
+	// ObserveSample is called with each ping sample the Steered is given
+	// (Steered.ObserveSample) and the estimate in use at that moment.
 	ObserveSample(s Sample, e Estimate)
 	// ObserveFeedback is called with each arrival summary the server
-	// returns (Client.ObserveFeedback).
+	// returns (Steered.ObserveFeedback).
 	ObserveFeedback(f Feedback)
 	// Buffers returns ServerBuffer and ClientBuffer for a tick of length
 	// tick, both non-negative.

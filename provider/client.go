@@ -13,7 +13,7 @@ import (
 // ErrInvalidConfig is wrapped by every configuration error.
 var ErrInvalidConfig = errors.New("provider: invalid config")
 
-// Defaults of ClientConfig, used where a field is zero.
+// Defaults of SteeredConfig, used where a field is zero.
 const (
 	DefaultHardResetThreshold  = 200 * time.Millisecond
 	DefaultCorrectionTolerance = 100 * time.Microsecond
@@ -21,10 +21,11 @@ const (
 	DefaultMaxScaleDeviation   = 0.05
 )
 
-// ClientConfig configures a Client. The zero value gives the defaults.
-type ClientConfig struct {
+// SteeredConfig configures a Steered provider. The zero value gives the
+// defaults.
+type SteeredConfig struct {
 	// Clock reads the client's monotonic clock: the clock the estimator's
-	// sample client times come from. It is also the Client's only source
+	// sample client times come from. It is also the provider's only source
 	// of elapsed time: AdvanceTime advances both times by the time this
 	// clock moved since the previous call, whatever dt the game loop
 	// passes. Default: time since the process started, from the
@@ -85,7 +86,7 @@ var processStart = time.Now()
 func sinceProcessStart() time.Duration { return time.Since(processStart) }
 
 // resolve fills in the defaults and validates.
-func (c ClientConfig) resolve() (ClientConfig, error) {
+func (c SteeredConfig) resolve() (SteeredConfig, error) {
 	if c.Clock == nil {
 		c.Clock = sinceProcessStart
 	}
@@ -127,7 +128,7 @@ func (c ClientConfig) resolve() (ClientConfig, error) {
 	return c, nil
 }
 
-// Client is the provider of a client: it steers predicted and server time
+// Steered is the provider of a client: it steers predicted and server time
 // toward targets computed from the latest Estimate,
 //
 //	shared    = estimated server clock now
@@ -141,7 +142,7 @@ func (c ClientConfig) resolve() (ClientConfig, error) {
 // HardResetThreshold both are stepped to their targets.
 //
 // Until the first valid Estimate both times advance at the real rate.
-// A Client is safe for concurrent use: estimates may be set from a network
+// A Steered is safe for concurrent use: estimates may be set from a network
 // goroutine while the game loop advances time.
 //
 // Elapsed time has one source of truth, the Clock: the targets are read
@@ -149,26 +150,26 @@ func (c ClientConfig) resolve() (ClientConfig, error) {
 // between the game loop's dt and the clock becomes an error to correct. A
 // 230ms hitch seen through a time.Ticker (a stale tick, then a long one)
 // used to be two errors beyond HardResetThreshold, two hard resets. So
-// AdvanceTime's dt is advisory: the Client advances by the time Clock moved
+// AdvanceTime's dt is advisory: the provider advances by the time Clock moved
 // since its previous AdvanceTime or InitializeClient (dt only on a first
 // call without InitializeClient), and never backwards if Clock does. A
 // game loop may pass a fixed, clamped or scaled dt; network time does not
 // follow it. After a hitch the times are where the clock says, and the
 // ticks that passed fire as catch-up ticks (ticksys caps them).
 //
-// ServerBuffer and ClientBuffer come from the BufferPolicy (ClientConfig.
+// ServerBuffer and ClientBuffer come from the BufferPolicy (SteeredConfig.
 // Buffers). A change of them is never a reset: the buffers in use move
 // toward the policy's at most at MaxScaleDeviation/2 of the elapsed time
 // (2.5% by default: 25ms a second), half of what the correction may use,
 // and slower if SlewTime is long, so that the error a buffer change adds
 // stays below HardResetThreshold/2, however large the change. Only
 // InitializeClient takes the policy's buffers at once.
-type Client struct {
-	cfg ClientConfig
+type Steered struct {
+	cfg SteeredConfig
 
 	mu       sync.Mutex
 	est      Estimate
-	status   ClientStatus
+	status   SteeredStatus
 	last     time.Duration // Clock at the previous AdvanceTime or InitializeClient
 	haveLast bool
 	// sb, cb: the ServerBuffer and ClientBuffer in use, moving toward the
@@ -177,8 +178,9 @@ type Client struct {
 	haveBuf bool
 }
 
-// ClientStatus is the state of a Client after its last AdvanceTime.
-type ClientStatus struct {
+// SteeredStatus is the state of a Steered provider after its last
+// AdvanceTime.
+type SteeredStatus struct {
 	// PredictedScale and ServerScale are how fast the two times advanced
 	// relative to real time in the last frame (1 is nominal).
 	PredictedScale, ServerScale float64
@@ -189,34 +191,34 @@ type ClientStatus struct {
 	// Resets is the number of hard resets so far.
 	Resets int
 	// ServerBuffer and ClientBuffer are the buffers in use in the last
-	// frame (see Client: they follow the BufferPolicy's smoothly).
+	// frame (see Steered: they follow the BufferPolicy's smoothly).
 	ServerBuffer, ClientBuffer time.Duration
 }
 
-var _ Provider = (*Client)(nil)
+var _ Provider = (*Steered)(nil)
 
-// NewClient returns a Client with the given configuration, or an error
-// wrapping ErrInvalidConfig.
-func NewClient(cfg ClientConfig) (*Client, error) {
+// NewSteered returns a Steered provider with the given configuration, or an
+// error wrapping ErrInvalidConfig.
+func NewSteered(cfg SteeredConfig) (*Steered, error) {
 	cfg, err := cfg.resolve()
 	if err != nil {
 		return nil, err
 	}
-	return &Client{cfg: cfg, status: ClientStatus{PredictedScale: 1, ServerScale: 1}}, nil
+	return &Steered{cfg: cfg, status: SteeredStatus{PredictedScale: 1, ServerScale: 1}}, nil
 }
 
 // Config returns the configuration in use, defaults filled in.
-func (c *Client) Config() ClientConfig { return c.cfg }
+func (c *Steered) Config() SteeredConfig { return c.cfg }
 
 // SetEstimate replaces the estimate the client steers by.
-func (c *Client) SetEstimate(e Estimate) {
+func (c *Steered) SetEstimate(e Estimate) {
 	c.mu.Lock()
 	c.est = e
 	c.mu.Unlock()
 }
 
 // Estimate returns the estimate in use.
-func (c *Client) Estimate() Estimate {
+func (c *Steered) Estimate() Estimate {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.est
@@ -225,7 +227,7 @@ func (c *Client) Estimate() Estimate {
 // ObserveSample hands a ping sample the estimator accepted, and the
 // estimator's estimate e after it, to the BufferPolicy. The transport calls
 // it for every sample.
-func (c *Client) ObserveSample(s Sample, e Estimate) {
+func (c *Steered) ObserveSample(s Sample, e Estimate) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.cfg.Buffers.ObserveSample(s, e)
@@ -233,14 +235,14 @@ func (c *Client) ObserveSample(s Sample, e Estimate) {
 
 // ObserveFeedback hands the server's summary of this client's arrivals to
 // the BufferPolicy. The transport calls it for every pong that carries one.
-func (c *Client) ObserveFeedback(f Feedback) {
+func (c *Steered) ObserveFeedback(f Feedback) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.cfg.Buffers.ObserveFeedback(f)
 }
 
 // Status returns the state after the last AdvanceTime.
-func (c *Client) Status() ClientStatus {
+func (c *Steered) Status() SteeredStatus {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.status
@@ -248,7 +250,7 @@ func (c *Client) Status() ClientStatus {
 
 // Targets returns the times predicted and server time steer toward now, in
 // time since tick 0, and false if there is no valid estimate.
-func (c *Client) Targets(rate uint32) (predicted, server time.Duration, ok bool) {
+func (c *Steered) Targets(rate uint32) (predicted, server time.Duration, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.est.Valid {
@@ -263,19 +265,19 @@ func (c *Client) Targets(rate uint32) (predicted, server time.Duration, ok bool)
 }
 
 // targets uses the buffers in use, c.sb and c.cb.
-func (c *Client) targets(now time.Duration) (predicted, server time.Duration) {
+func (c *Steered) targets(now time.Duration) (predicted, server time.Duration) {
 	shared := c.est.ServerTime(now)
 	return shared + c.est.Uplink + c.sb, shared - c.est.Downlink - c.cb
 }
 
-func (c *Client) policyBuffers(rate uint32) (server, client time.Duration) {
+func (c *Steered) policyBuffers(rate uint32) (server, client time.Duration) {
 	s, cl := c.cfg.Buffers.Buffers(nettime.FromTick(rate, 0, 0).FixedDelta())
 	return max(0, s), max(0, cl)
 }
 
 // moveBuffers moves the buffers in use toward the policy's, by at most
 // bufferRate of dt each.
-func (c *Client) moveBuffers(rate uint32, dt time.Duration) {
+func (c *Steered) moveBuffers(rate uint32, dt time.Duration) {
 	ps, pc := c.policyBuffers(rate)
 	if !c.haveBuf {
 		c.sb, c.cb, c.haveBuf = ps, pc, true
@@ -289,7 +291,7 @@ func (c *Client) moveBuffers(rate uint32, dt time.Duration) {
 // elapsed time: half of what the correction may use, and slow enough that
 // the correction's lag behind the moving target (rate × SlewTime) stays
 // within half of HardResetThreshold.
-func (c *Client) bufferRate() float64 {
+func (c *Steered) bufferRate() float64 {
 	return min(c.cfg.MaxScaleDeviation/2, float64(c.cfg.HardResetThreshold)/float64(2*c.cfg.SlewTime))
 }
 
@@ -302,7 +304,7 @@ func toward(cur, target, step time.Duration) time.Duration {
 
 // InitializeClient sets both times to their targets if an estimate is
 // valid; otherwise it sets predicted time to server time.
-func (c *Client) InitializeClient(predicted, server *nettime.Time) {
+func (c *Steered) InitializeClient(predicted, server *nettime.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.cfg.Clock()
@@ -321,8 +323,8 @@ func (c *Client) InitializeClient(predicted, server *nettime.Time) {
 
 // AdvanceTime implements Provider. It advances by the time Clock moved
 // since the previous call or InitializeClient; dt is used only on a first
-// call without InitializeClient (see Client).
-func (c *Client) AdvanceTime(predicted, server *nettime.Time, dt time.Duration) bool {
+// call without InitializeClient (see Steered).
+func (c *Steered) AdvanceTime(predicted, server *nettime.Time, dt time.Duration) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.cfg.Clock()
@@ -379,7 +381,7 @@ func (c *Client) AdvanceTime(predicted, server *nettime.Time, dt time.Duration) 
 // correction returns how far to move a time whose error is e during a frame
 // of dt: proportional to the error beyond the dead band, at most
 // MaxScaleDeviation*dt, and never more than the error, so it cannot overshoot.
-func (c *Client) correction(e, dt time.Duration) time.Duration {
+func (c *Steered) correction(e, dt time.Duration) time.Duration {
 	mag := abs(e) - c.cfg.CorrectionTolerance
 	if mag <= 0 || dt == 0 {
 		return 0

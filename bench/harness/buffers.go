@@ -19,7 +19,7 @@ type View struct {
 	Estimate provider.Estimate
 	Shared   time.Duration
 	// Predicted and Server are netclock's ticksys timelines (its fixed
-	// buffers, provider.ClientConfig defaults).
+	// buffers, provider.SteeredConfig defaults).
 	Predicted, Server time.Duration
 	// SRTT is a TCP-style smoothed RTT (1/8 gain) of the ping samples,
 	// the RTT a transport reports.
@@ -95,12 +95,12 @@ func (netclockFixed) Snapshot(View, time.Duration, Feedback) {}
 
 func (netclockFixed) Timelines(v View) (time.Duration, time.Duration) { return v.Predicted, v.Server }
 
-// netclockAdaptive is netclock's default: a provider.Client with its
+// netclockAdaptive is netclock's default: a provider.Steered with its
 // default (adaptive) buffers, fed what the transport feeds it (the
 // estimate, each accepted ping sample, the arrival summary of each pong;
 // here of each snapshot), advanced every frame as ticksys advances it.
 type netclockAdaptive struct {
-	prov              *provider.Client
+	prov              *provider.Steered
 	now               time.Duration
 	started           bool
 	predicted, server nettime.Time
@@ -115,11 +115,11 @@ func (n *netclockAdaptive) Snapshot(_ View, _ time.Duration, fb Feedback) {
 func (n *netclockAdaptive) Timelines(v View) (time.Duration, time.Duration) {
 	n.now = v.Now
 	if n.prov == nil {
-		cfg := provider.ClientConfig{Clock: func() time.Duration { return n.now }}
+		cfg := provider.SteeredConfig{Clock: func() time.Duration { return n.now }}
 		if v.SnapshotInterval != v.Tick {
 			cfg.Buffers, _ = provider.NewAdaptive(provider.AdaptiveConfig{SnapshotInterval: v.SnapshotInterval})
 		}
-		n.prov, _ = provider.NewClient(cfg)
+		n.prov, _ = provider.NewSteered(cfg)
 	}
 	if v.Estimate.Valid {
 		n.prov.SetEstimate(v.Estimate)

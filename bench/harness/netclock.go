@@ -21,7 +21,7 @@ const (
 )
 
 // Netclock returns netclock's own system: the clocksync estimator feeding
-// provider.Client, driving a ticksys.System, over the harness's network,
+// provider.Steered, driving a ticksys.System, over the harness's network,
 // pinging as the transport does: BurstPings pings BurstInterval apart at
 // connect, then every PingInterval, on a timer of true time (see Pacer).
 func Netclock() System { return system(netclockName, KindNetclock, PingInterval, newNetclock) }
@@ -42,7 +42,7 @@ func newNetclock(interval time.Duration, toServer, toClient Link) (Client, Serve
 	// Fixed buffers: the clock's figures, and the netclock-fixed buffer
 	// model, are of netclock's fixed defaults; the adaptive buffers are
 	// measured as a buffer model of their own (see BufferModels).
-	c.prov, _ = provider.NewClient(provider.ClientConfig{Clock: func() time.Duration { return c.now },
+	c.prov, _ = provider.NewSteered(provider.SteeredConfig{Clock: func() time.Duration { return c.now },
 		Buffers: provider.FixedBuffers{}})
 	return c, &echoServer{toClient: toClient}
 }
@@ -64,7 +64,7 @@ type ncClient struct {
 	toServer Link
 	interval time.Duration
 	est      *clocksync.Estimator
-	prov     *provider.Client
+	prov     *provider.Steered
 	sys      *ticksys.System
 
 	now    time.Duration // the client clock, for the provider

@@ -38,27 +38,27 @@ var (
 // of their tick and sends a snapshot every tick. It is safe for
 // concurrent use.
 type Server struct {
-	srv    *transport.Server
-	cancel func()
+	srv                *transport.Server
+	cancelMsg, cancelT func()
 
 	mu     sync.Mutex
 	inputs *inputbuf.Buffer[transport.ClientID, struct{}] // nil before the first tick
 	base   map[transport.ClientID]inputbuf.Stats
 }
 
-// NewServer starts the streams on srv: it takes over srv's OnMessage and
-// subscribes to its ticks. Close stops them.
+// NewServer starts the streams on srv: it subscribes to srv's messages
+// and ticks. Close stops them.
 func NewServer(srv *transport.Server) *Server {
 	s := &Server{srv: srv, base: map[transport.ClientID]inputbuf.Stats{}}
-	srv.OnMessage(s.onMessage)
-	s.cancel = srv.System().OnNetworkTick(s.onTick)
+	s.cancelMsg = srv.OnMessage(s.onMessage)
+	s.cancelT = srv.System().OnNetworkTick(s.onTick)
 	return s
 }
 
-// Close stops the streams and removes the OnMessage handler.
+// Close stops the streams and ends both subscriptions.
 func (s *Server) Close() {
-	s.cancel()
-	s.srv.OnMessage(nil)
+	s.cancelT()
+	s.cancelMsg()
 }
 
 func (s *Server) onMessage(id transport.ClientID, m transport.Message) {

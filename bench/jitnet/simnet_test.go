@@ -63,7 +63,7 @@ type result struct {
 
 // runProfile runs a 60 Hz server and one client behind profile name for
 // warmup + measure of virtual time, with the client's provider config pc.
-func runProfile(t *testing.T, name string, pc provider.ClientConfig, warmup, measure time.Duration) result {
+func runProfile(t *testing.T, name string, pc provider.SteeredConfig, warmup, measure time.Duration) result {
 	t.Helper()
 	prof, ok := netsim.ProfileByName(name)
 	if !ok {
@@ -166,7 +166,7 @@ func TestInputsAndSnapshotsOverQUIC(t *testing.T) {
 	}
 	for _, tc := range tests {
 		name := tc.profile
-		var pc provider.ClientConfig
+		var pc provider.SteeredConfig
 		if tc.fixed {
 			name += "/fixed"
 			pc.Buffers = provider.FixedBuffers{}
