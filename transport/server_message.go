@@ -18,6 +18,7 @@ import (
 
 	"github.com/netclock/netclock/internal/wire"
 	"github.com/netclock/netclock/nettime"
+	"github.com/netclock/netclock/provider"
 )
 
 // ClientID identifies a client connected to a Server: counting up from 1,
@@ -26,14 +27,15 @@ type ClientID uint64
 
 // ClientInfo describes a connected client.
 type ClientInfo struct {
-	ID                             ClientID      // for Send
-	Remote                         net.Addr      // its address
-	Mode                           Mode          // how its pings travel
-	Connected                      time.Time     // when its handshake finished
-	Pings                          int64         // pings answered
-	MessagesReceived, MessagesSent int64         // game messages
-	BytesSent, BytesReceived       uint64        // UDP payloads, from quic-go
-	RTT                            time.Duration // quic-go's smoothed RTT
+	ID                             ClientID          // for Send
+	Remote                         net.Addr          // its address
+	Mode                           Mode              // how its pings travel
+	Connected                      time.Time         // when its handshake finished
+	Pings                          int64             // pings answered
+	MessagesReceived, MessagesSent int64             // game messages
+	BytesSent, BytesReceived       uint64            // UDP payloads, from quic-go
+	RTT                            time.Duration     // quic-go's smoothed RTT
+	Arrivals                       provider.Feedback // how early its stamped messages arrived (its pongs carry it)
 }
 
 // serverClient is the server's handle of one connected client.
@@ -44,7 +46,8 @@ type serverClient struct {
 	since time.Time
 	log   *slog.Logger
 
-	out sender
+	out      sender
+	arrivals arrivals
 
 	pings, msgsRecv, msgsSent atomic.Int64
 }
@@ -53,7 +56,8 @@ func (sc *serverClient) info() ClientInfo {
 	qs := sc.conn.ConnectionStats()
 	return ClientInfo{ID: sc.id, Remote: sc.conn.RemoteAddr(), Mode: sc.mode, Connected: sc.since,
 		Pings: sc.pings.Load(), MessagesReceived: sc.msgsRecv.Load(), MessagesSent: sc.msgsSent.Load(),
-		BytesSent: qs.BytesSent, BytesReceived: qs.BytesReceived, RTT: qs.SmoothedRTT}
+		BytesSent: qs.BytesSent, BytesReceived: qs.BytesReceived, RTT: qs.SmoothedRTT,
+		Arrivals: sc.arrivals.summary()}
 }
 
 // Clients returns the connected clients, by ID.
@@ -199,6 +203,7 @@ func (s *Server) receiveDatagram(sc *serverClient, b []byte, at time.Duration, d
 	}
 	m.Payload = bytes.Clone(m.Payload)
 	m.Received = at
+	sc.arrivals.add(m.Stamp, at)
 	s.msgsRecv.Add(1)
 	sc.msgsRecv.Add(1)
 	if !d.offer(m) {
@@ -261,6 +266,7 @@ func (s *Server) readStream(ctx context.Context, sc *serverClient, str *quic.Rec
 			return
 		}
 		m.Reliable, m.Received = true, s.SharedTime()
+		sc.arrivals.add(m.Stamp, m.Received)
 		s.msgsRecv.Add(1)
 		sc.msgsRecv.Add(1)
 		s.deliver(sc, m)
