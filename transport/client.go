@@ -14,6 +14,7 @@ import (
 
 	"github.com/quic-go/quic-go"
 
+	"github.com/netclock/netclock/internal/debugpage"
 	"github.com/netclock/netclock/internal/wire"
 	"github.com/netclock/netclock/nettime"
 	"github.com/netclock/netclock/provider"
@@ -59,6 +60,16 @@ type ClientStats struct {
 	// Resets counts the System's reset events (hard resets, stalls); 0
 	// before sync.
 	Resets int64
+
+	// Quality grades the connection from ErrorBound, LossRate and Jitter
+	// (see Quality for the thresholds and the hysteresis), as of the
+	// last ping sent, and Poor while not connected;
+	// ClientConfig.OnQualityChange reports its changes.
+	Quality Quality
+	// LossRate is the fraction of the last 100 pings (10 s at the
+	// default rate) that got no pong, among those older than the newest
+	// answered one.
+	LossRate float64
 
 	// PingsSent counts pings sent.
 	PingsSent int64
@@ -190,6 +201,16 @@ type Client struct {
 	msgsBad     int64
 	bytesSent   uint64 // of connections that ended
 	bytesRecv   uint64
+
+	// The connection quality, the sync report and the live view's
+	// history (see client_report.go).
+	meter      qualityMeter
+	quality    Quality
+	nextReport time.Duration // client clock of the next report
+	seen       seenCounts    // what the events were last computed from
+	history    debugpage.History
+	events     debugpage.Events
+	started    time.Time
 }
 
 // link is one QUIC connection of a Client and what its handshake agreed.
@@ -262,7 +283,7 @@ func dial(ctx context.Context, pconn net.PacketConn, addr net.Addr, cfg ClientCo
 
 	c := &Client{cfg: cfg, log: cfg.Logger.With("server", addr.String()), clock: pc.Config().Clock,
 		pc: pc, tr: &quic.Transport{Conn: pconn}, addr: addr, tlsConf: tlsConf, qconf: qconf, est: est,
-		synced: make(chan struct{}), msgs: make(chan Message, cfg.MessageBuffer)}
+		synced: make(chan struct{}), msgs: make(chan Message, cfg.MessageBuffer), started: time.Now()}
 	c.ctx, c.cancel = context.WithCancelCause(context.Background())
 	want := cfg.TickRate
 	if cfg.AcceptServerRate {
@@ -418,7 +439,7 @@ func (c *Client) sendLoop(l *link) {
 	t := time.NewTimer(0)
 	defer t.Stop()
 	ctx := l.conn.Context()
-	buf := make([]byte, 0, wire.PingLen+2)
+	buf := make([]byte, 0, wire.PingReportLen+2)
 	for n := 0; ; n++ {
 		select {
 		case <-ctx.Done():
@@ -440,13 +461,14 @@ func (c *Client) sendLoop(l *link) {
 }
 
 func (c *Client) sendPing(l *link, buf *[]byte) error {
+	report := c.observe(l) // before T1: its cost must not sit between stamp and send
 	c.mu.Lock()
 	t1 := c.clock() // T1: stamped, recorded, sent; nothing slow in between
 	seq := c.notePingLocked(t1)
 	c.mu.Unlock()
-	b := wire.AppendPing((*buf)[:0], wire.Ping{Seq: seq, ClientSend: t1})
+	b := wire.AppendPing((*buf)[:0], wire.Ping{Seq: seq, ClientSend: t1, Report: report})
 	if l.session.Mode == ModeStream {
-		var frame [wire.PingLen + 2]byte
+		var frame [wire.PingReportLen + 2]byte
 		_, err := l.pingStr.Write(wire.AppendFrame(frame[:0], b))
 		return err
 	}
@@ -729,12 +751,16 @@ func (c *Client) Stats() ClientStats {
 		st.BytesReceived += qs.BytesReceived
 		st.QUICMinRTT, st.QUICSmoothedRTT = qs.MinRTT, qs.SmoothedRTT
 	}
+	st.Quality, st.LossRate = c.quality, c.seq.recentLoss()
 	c.mu.Unlock()
 	if l != nil {
 		st.Mode = l.session.Mode
 		st.Connected = live && l.conn.Context().Err() == nil
 	}
 	st.Synchronized = st.Connected && e.Valid && !c.silent()
+	if !st.Connected && st.Quality > QualityPoor {
+		st.Quality = QualityPoor // no ping is graded while reconnecting
+	}
 	st.RTT, st.Offset, st.ErrorBound, st.Jitter, st.DriftPPM = e.RTT(), e.Offset, e.ErrorBound, e.Jitter, e.DriftPPM
 	ps := c.pc.Status()
 	st.PredictedScale, st.ServerScale = ps.PredictedScale, ps.ServerScale

@@ -131,6 +131,17 @@ type ClientConfig struct {
 	// Default: 256.
 	MessageBuffer int
 
+	// OnQualityChange, if set, is called each time the connection's
+	// Quality changes (see Quality for the grades, thresholds and
+	// hysteresis; at most a change per ping, and a rise only after
+	// QualityRiseHold). Like OnMessage it is a callback fixed at Dial,
+	// for the life of the client, across reconnects; ClientStats.Quality
+	// is the same value to poll. It runs on the goroutine that sends the
+	// pings, so it must return promptly (hand the change to the game's
+	// own goroutine): while it runs no ping is sent, and Close waits for
+	// it. Default: none.
+	OnQualityChange func(QualityChange)
+
 	// DriftAlarmPPM is the drift, in ppm, beyond which the client logs a
 	// warning (once per crossing: it logs again, at Info, when |drift|
 	// falls back below 90% of it). Default: 500. Negative: no alarm.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/quic-go/quic-go"
 
+	"github.com/netclock/netclock/internal/debugpage"
 	"github.com/netclock/netclock/internal/wire"
 	"github.com/netclock/netclock/nettime"
 )
@@ -45,6 +46,12 @@ type ClientInfo struct {
 	BytesSent, BytesReceived uint64
 	// RTT is quic-go's smoothed round-trip estimate of the connection.
 	RTT time.Duration
+	// Quality is the connection quality the client reported last;
+	// QualityUnknown before its first report.
+	Quality Quality
+	// Report is the client's latest sync report, nil before the first
+	// (a client reports about once a second).
+	Report *SyncReport
 }
 
 // serverClient is the server's handle of one connected client.
@@ -58,13 +65,28 @@ type serverClient struct {
 	out sender
 
 	pings, msgsRecv, msgsSent atomic.Int64
+
+	nextSample time.Duration // server clock of the next history sample; the ping goroutine's
+
+	dmu      sync.Mutex // guards the debug state below, held for copies only
+	report   SyncReport
+	reported bool
+	history  *debugpage.History // allocated at the first sample, once the server records
+	events   debugpage.Events
 }
 
 func (sc *serverClient) info() ClientInfo {
 	qs := sc.conn.ConnectionStats()
-	return ClientInfo{ID: sc.id, Remote: sc.conn.RemoteAddr(), Mode: sc.mode, Connected: sc.since,
+	info := ClientInfo{ID: sc.id, Remote: sc.conn.RemoteAddr(), Mode: sc.mode, Connected: sc.since,
 		Pings: sc.pings.Load(), MessagesReceived: sc.msgsRecv.Load(), MessagesSent: sc.msgsSent.Load(),
 		BytesSent: qs.BytesSent, BytesReceived: qs.BytesReceived, RTT: qs.SmoothedRTT}
+	sc.dmu.Lock()
+	if sc.reported {
+		r := sc.report
+		info.Report, info.Quality = &r, r.Quality
+	}
+	sc.dmu.Unlock()
+	return info
 }
 
 // Clients returns the connected clients, by ID.

@@ -1,0 +1,128 @@
+package transport
+
+import (
+	"cmp"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/netclock/netclock/internal/debugpage"
+	"github.com/netclock/netclock/internal/wire"
+)
+
+// sampleEvery is the spacing of the history samples: with
+// debugpage.HistoryLen samples, the page charts the last five minutes.
+const sampleEvery = time.Second
+
+// DebugHandler returns the server's live view: an HTTP handler serving a
+// page that updates itself every second with every connected client's
+// RTT, one-way delays, jitter, offset, error bound, drift, time scale,
+// lead, interpolation delay, loss, quality, resets and recent events, as
+// a table and as charts of the last five minutes. The clients' own
+// figures come from the reports in their pings (ClientInfo.Report); the
+// RTT of a client that does not report is quic-go's. The page has no
+// external assets (it works offline) and fetches its data from its own
+// URL with ?format=json (the debugpage model: see the README), so mount
+// it at any path:
+//
+//	http.Handle("/debug/netclock/", srv.DebugHandler())
+//
+// From the first call on, the server keeps a history of one sample a
+// second for five minutes per client: 19,200 bytes per connected client
+// (about 19 MiB at 1000 clients), on top of what Server says a client
+// costs; MaxClients bounds the total. A server whose DebugHandler is never
+// called keeps none. The handler is safe for concurrent use; a request
+// copies each client's history under a lock the ping path holds only to
+// add a sample or a report (about twice a second), never for I/O. Don't
+// expose it to players: it shows every client's address.
+func (s *Server) DebugHandler() http.Handler {
+	s.recording.Store(true)
+	return debugpage.Handler(s.debugPage)
+}
+
+// notePing keeps a client's report and, once a second while recording, a
+// history sample. It runs on the client's ping goroutine, after the pong
+// left.
+func (s *Server) notePing(sc *serverClient, p wire.Ping, t2 time.Duration) {
+	due := s.recording.Load() && t2 >= sc.nextSample
+	if p.Report == nil && !due {
+		return
+	}
+	var quicRTT time.Duration
+	if due {
+		sc.nextSample = t2 + sampleEvery
+		quicRTT = sc.conn.ConnectionStats().SmoothedRTT
+	}
+	sc.dmu.Lock()
+	defer sc.dmu.Unlock()
+	if p.Report != nil {
+		r := syncReportOf(*p.Report, t2)
+		reportEvents(&sc.events, sc.report, sc.reported, r, t2.Seconds())
+		sc.report, sc.reported = r, true
+	}
+	if !due {
+		return
+	}
+	if sc.history == nil {
+		sc.history = new(debugpage.History)
+	}
+	var smp debugpage.Sample
+	// A report older than three samples is stale: the client stopped
+	// reporting or its pings are lost.
+	if sc.reported && t2-sc.report.At < 3*sampleEvery {
+		smp = sc.report.sample(t2.Milliseconds())
+	} else {
+		smp = debugpage.Sample{T: t2.Milliseconds(), RTT: debugpage.Micros(quicRTT)}
+	}
+	sc.history.Add(smp)
+}
+
+// debugPage is the server's JSON document.
+func (s *Server) debugPage() debugpage.Page {
+	s.mu.Lock()
+	scs := make([]*serverClient, 0, len(s.byID))
+	for _, sc := range s.byID {
+		scs = append(scs, sc)
+	}
+	s.mu.Unlock()
+	slices.SortFunc(scs, func(a, b *serverClient) int { return cmp.Compare(a.id, b.id) })
+	now := s.Now()
+	st := s.Stats()
+	p := debugpage.Page{Role: "server", Now: now.Seconds(), TickRate: s.cfg.TickRate,
+		Epoch: fmt.Sprintf("%016x", s.epoch), Clients: make([]debugpage.Client, 0, len(scs)),
+		Summary: []debugpage.Field{
+			{Name: "clients", Value: fmt.Sprint(st.Clients)},
+			{Name: "pings", Value: fmt.Sprint(st.Pings)},
+			{Name: "refused", Value: fmt.Sprint(st.Refused + st.AdmissionRefused)},
+			{Name: "malformed", Value: fmt.Sprint(st.Malformed)},
+			{Name: "messages in/out", Value: fmt.Sprintf("%d/%d", st.MessagesReceived, st.MessagesSent)},
+		}}
+	var buf []debugpage.Sample
+	for i, sc := range scs {
+		info := sc.info()
+		c := debugpage.Client{ID: uint64(sc.id), Remote: info.Remote.String(), Mode: sc.mode.String(),
+			Connected: time.Since(sc.since).Seconds(), Pings: info.Pings, Quality: QualityUnknown.String(),
+			State: "–"}
+		sc.dmu.Lock()
+		if sc.reported {
+			r := sc.report
+			c.Reporting, c.Synchronized, c.Quality, c.State = true, r.Synchronized, r.Quality.String(), r.State.String()
+			c.Last = r.sample(r.At.Milliseconds()).Point()
+		}
+		buf = buf[:0]
+		if sc.history != nil && i < debugpage.MaxHistoryClients {
+			buf = sc.history.AppendTo(buf)
+		}
+		c.Events = sc.events.List()
+		sc.dmu.Unlock()
+		if !c.Reporting {
+			c.Last = debugpage.Sample{T: now.Milliseconds(), RTT: debugpage.Micros(info.RTT)}.Point()
+		}
+		if i < debugpage.MaxHistoryClients {
+			c.History = debugpage.SeriesOf(buf)
+		}
+		p.Clients = append(p.Clients, c)
+	}
+	return p
+}
