@@ -207,6 +207,7 @@ type Client struct {
 	meter      qualityMeter
 	quality    Quality
 	nextReport time.Duration // client clock of the next report
+	reported   bool          // a report was sent
 	seen       seenCounts    // what the events were last computed from
 	history    debugpage.History
 	events     debugpage.Events

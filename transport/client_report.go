@@ -60,8 +60,8 @@ func (c *Client) observe(l *link) *wire.Report {
 			from, q, e.ErrorBound, e.Jitter, in.loss*100)})
 	}
 	var out *wire.Report
-	if now >= c.nextReport {
-		c.nextReport = now + reportEvery
+	if !c.reported || now >= c.nextReport { // the client clock may start below 0
+		c.reported, c.nextReport = true, now+reportEvery
 		w := r.wireReport()
 		out = &w
 		c.history.Add(r.sample(now.Milliseconds()))

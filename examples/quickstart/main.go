@@ -26,6 +26,7 @@
 //	                (default 5s; at most half of -duration)
 //	-seed n         seed of the emulated links and of the harness (default 1)
 //	-json           print one JSON object (the summary) on stdout, no live table
+//	-debug host:port  serve the server's live view over HTTP there (e.g. :8080)
 //	-v              log the transport's events to stderr
 //
 // The emulator runs in wall time, not the harness's virtual time: it hands
@@ -102,6 +103,7 @@ type options struct {
 	profiles         []netsim.Profile
 	seed             uint64
 	json, verbose    bool
+	debug            string
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -114,6 +116,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the emulated links and of the harness")
 	fs.BoolVar(&o.json, "json", false, "print only a JSON summary on stdout")
 	fs.BoolVar(&o.verbose, "v", false, "log the transport's events to stderr")
+	fs.StringVar(&o.debug, "debug", "", "serve the server's live view over HTTP on `host:port` (e.g. :8080)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, err
@@ -197,6 +200,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// down in the same order as the end of -duration.
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(context.Background()) }()
+	if opt.debug != "" {
+		url, stop, err := serveDebug(opt.debug, srv.DebugHandler())
+		if err != nil {
+			return err
+		}
+		defer stop()
+		fmt.Fprintln(stderr, "live view:", url)
+	}
 
 	peers := make([]*peer, len(opt.profiles))
 	for i, p := range opt.profiles {
