@@ -75,7 +75,7 @@ func (s *Server) notePing(sc *serverClient, p wire.Ping, t2 time.Duration) {
 	if sc.reported && t2-sc.report.At < 3*sampleEvery {
 		smp = sc.report.sample(t2.Milliseconds())
 	} else {
-		smp = debugpage.Sample{T: t2.Milliseconds(), RTT: debugpage.Micros(quicRTT)}
+		smp = debugpage.Sample{T: t2.Milliseconds(), RTT: debugpage.Micros(quicRTT), State: debugpage.NoReport}
 	}
 	sc.history.Add(smp)
 }

@@ -104,11 +104,11 @@ func TestEventsRing(t *testing.T) {
 }
 
 func TestSeriesOf(t *testing.T) {
-	s := SeriesOf([]Sample{{T: 1500, RTT: 2500, Offset: -3_000_000, Loss: 20, PredictedScale: 1.5, Resets: 2}})
+	s := SeriesOf([]Sample{{T: 1500, RTT: 2500, Offset: -3_000_000, Loss: 20, PredictedScale: 1.5, Resets: 2, State: 2}})
 	want := &Series{T: []float64{1.5}, RTT: []float64{2.5}, Uplink: []float64{0}, Downlink: []float64{0},
 		Jitter: []float64{0}, Offset: []float64{-3}, Bound: []float64{0}, Drift: []float64{0},
 		PredictedScale: []float64{1.5}, ServerScale: []float64{0}, Lead: []float64{0}, Interp: []float64{0},
-		Loss: []float64{0.02}, Resets: []int64{2}}
+		Loss: []float64{0.02}, Resets: []int64{2}, State: []int{2}}
 	if d := cmp.Diff(want, s); d != "" {
 		t.Errorf("series (-want +got):\n%s", d)
 	}

@@ -98,7 +98,16 @@ type Series struct {
 	Interp         []float64 `json:"interp"`
 	Loss           []float64 `json:"loss"`
 	Resets         []int64   `json:"resets"`
+	// State is the estimator state of each sample (clocksync.State's
+	// value; 0, init, has no estimate), or NoReport: the page draws no
+	// point where there is no estimate, and only the RTT where there is
+	// no report.
+	State []int `json:"state"`
 }
+
+// NoReport is the State of a sample taken without a recent report from
+// the client: only its RTT (quic-go's) is known.
+const NoReport = 255
 
 // Event is something that happened to a client.
 type Event struct {

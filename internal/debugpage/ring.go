@@ -49,7 +49,7 @@ func SeriesOf(samples []Sample) *Series {
 		Downlink: make([]float64, 0, n), Jitter: make([]float64, 0, n), Offset: make([]float64, 0, n),
 		Bound: make([]float64, 0, n), Drift: make([]float64, 0, n), PredictedScale: make([]float64, 0, n),
 		ServerScale: make([]float64, 0, n), Lead: make([]float64, 0, n), Interp: make([]float64, 0, n),
-		Loss: make([]float64, 0, n), Resets: make([]int64, 0, n)}
+		Loss: make([]float64, 0, n), Resets: make([]int64, 0, n), State: make([]int, 0, n)}
 	for _, x := range samples {
 		p := x.Point()
 		s.T = append(s.T, p.T)
@@ -66,6 +66,7 @@ func SeriesOf(samples []Sample) *Series {
 		s.Interp = append(s.Interp, p.Interp)
 		s.Loss = append(s.Loss, p.Loss)
 		s.Resets = append(s.Resets, p.Resets)
+		s.State = append(s.State, int(x.State))
 	}
 	return s
 }
