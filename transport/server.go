@@ -91,7 +91,9 @@ type ServerStats struct {
 // a stream the protocol does not have closes the connection. The
 // connections that exist at once are bounded by ServerConfig.MaxClients
 // plus HandshakeRate (see there), and refused attempts cost no connection
-// state.
+// state. Each client's latest sync report (ClientInfo.Report) and its last
+// 16 events for the live view take about 1 KiB more; once DebugHandler has
+// been called, its five-minute history 19,200 bytes more.
 type Server struct {
 	cfg     ServerConfig
 	log     *slog.Logger

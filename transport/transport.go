@@ -39,6 +39,13 @@
 // stateless reset (ServerConfig.StatelessResetKey), so that a client of a
 // restarted server reports not synchronized and reconnects at once.
 //
+// Each client reports its sync quality (error bound, estimator state,
+// delays, scales, resets) to the server in a ping once a second
+// (ClientInfo.Report), and grades its connection Good, Fair or Poor
+// (Quality, ClientConfig.OnQualityChange). Server.DebugHandler and
+// Client.DebugHandler serve a live view of all of it: a self-updating page
+// of tables and charts.
+//
 // For development, DevCertificate makes a self-signed certificate that a
 // server presents and its clients pin (DevCert.ClientTLS in the same
 // process, PinnedClientTLS with its PEM in another).
