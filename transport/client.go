@@ -760,7 +760,7 @@ func (c *Client) Stats() ClientStats {
 	}
 	st.Synchronized = st.Connected && e.Valid && !c.silent()
 	if !st.Connected && st.Quality > QualityPoor {
-		st.Quality = QualityPoor // no ping is graded while reconnecting
+		st.Quality = QualityPoor // lost, not yet graded by connectionLost
 	}
 	st.RTT, st.Offset, st.ErrorBound, st.Jitter, st.DriftPPM = e.RTT(), e.Offset, e.ErrorBound, e.Jitter, e.DriftPPM
 	ps := c.pc.Status()

@@ -136,8 +136,9 @@ type ClientConfig struct {
 	// hysteresis; at most a change per ping, and a rise only after
 	// QualityRiseHold). Like OnMessage it is a callback fixed at Dial,
 	// for the life of the client, across reconnects; ClientStats.Quality
-	// is the same value to poll. It runs on the goroutine that sends the
-	// pings, so it must return promptly (hand the change to the game's
+	// is the same value to poll. It is never called concurrently; it runs
+	// on the goroutine that sends the pings (or, when the connection is
+	// lost, the one that reconnects), so it must return promptly (hand the change to the game's
 	// own goroutine): while it runs no ping is sent, and Close waits for
 	// it. Default: none.
 	OnQualityChange func(QualityChange)

@@ -108,3 +108,25 @@ func (c *Client) noteEventsLocked(now seenCounts, at time.Duration) {
 		add("the server restarted (new epoch)")
 	}
 }
+
+// connectionLost grades the connection Poor (Unknown without an estimate)
+// while the client reconnects or after it stopped: no ping runs then to
+// grade it. It runs on the supervising goroutine, after the link's
+// goroutines ended, so OnQualityChange is never called concurrently.
+func (c *Client) connectionLost() {
+	now := c.clock()
+	c.mu.Lock()
+	e := c.est.Estimate()
+	in := qualityInput{at: now, valid: e.Valid, bound: e.ErrorBound, jitter: e.Jitter, loss: c.seq.recentLoss()}
+	from := c.quality
+	q, changed := c.meter.update(in)
+	c.quality = q
+	if changed {
+		c.events.Add(debugpage.Event{T: now.Seconds(), What: fmt.Sprintf("quality %s → %s: connection lost", from, q)})
+	}
+	c.mu.Unlock()
+	if changed && c.cfg.OnQualityChange != nil {
+		c.cfg.OnQualityChange(QualityChange{From: from, To: q, At: now, ErrorBound: in.bound, Jitter: in.jitter,
+			Loss: in.loss})
+	}
+}

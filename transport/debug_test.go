@@ -221,3 +221,28 @@ func TestClientReportsReachServer(t *testing.T) {
 		t.Errorf("first change %+v: want from unknown to a grade", changes[0])
 	}
 }
+
+// TestQualityPoorWhenLost: a client whose server went away grades its
+// connection Poor, and says so in an event.
+func TestQualityPoorWhenLost(t *testing.T) {
+	srv := startServer(t, ServerConfig{})
+	changes := make(chan QualityChange, 64)
+	c, err := dialTest(t, srv, ClientConfig{OnQualityChange: func(q QualityChange) { changes <- q }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := await(t, changes, 10*time.Second, "a first grade"); q.From != QualityUnknown || q.To == QualityUnknown {
+		t.Fatalf("first change %+v", q)
+	}
+	srv.Close()
+	for {
+		q := await(t, changes, 15*time.Second, "poor once the server closed")
+		if q.To == QualityPoor && !q.Synchronized {
+			break
+		}
+	}
+	await(t, c.Done(), 15*time.Second, "the client to stop")
+	if st := c.Stats(); st.Quality != QualityPoor {
+		t.Errorf("quality %v after the server closed, want poor", st.Quality)
+	}
+}
