@@ -6,8 +6,8 @@ import (
 )
 
 // Quality grades a client's connection for its clock: what a game shows
-// as a connection indicator, as Mirror's ConnectionQuality and FishNet's
-// ping display do. It is computed from the error bound, the round-trip
+// as a connection indicator (Mirror's ConnectionQuality plays this part;
+// FishNet users build one from its RTT updates). It is computed from the error bound, the round-trip
 // ping loss over the last 100 pings and the jitter (see the thresholds
 // below), with hysteresis: it drops as soon as a threshold is crossed, and
 // rises only after the better grade has held with a margin for
@@ -40,11 +40,18 @@ const (
 // 200 ms RTT and 200 ms jitter, fair up to 400 and 500); netclock grades
 // what the clock suffers from, and leaves RTT to the game.
 const (
-	QualityGoodBound  = 2 * time.Millisecond
-	QualityGoodLoss   = 0.02
+	// QualityGoodBound is the largest error bound of a Good connection.
+	QualityGoodBound = 2 * time.Millisecond
+	// QualityGoodLoss is the largest ping loss of a Good connection, as a
+	// fraction of the last 100 pings.
+	QualityGoodLoss = 0.02
+	// QualityGoodJitter is the largest jitter of a Good connection.
 	QualityGoodJitter = 10 * time.Millisecond
-	QualityFairBound  = 10 * time.Millisecond
-	QualityFairLoss   = 0.10
+	// QualityFairBound is the largest error bound of a Fair connection.
+	QualityFairBound = 10 * time.Millisecond
+	// QualityFairLoss is the largest ping loss of a Fair connection.
+	QualityFairLoss = 0.10
+	// QualityFairJitter is the largest jitter of a Fair connection.
 	QualityFairJitter = 40 * time.Millisecond
 )
 
@@ -52,8 +59,11 @@ const (
 // all be below QualityRiseMargin times the better grade's limits, for
 // QualityRiseHold without a break. Dropping a grade is immediate.
 const (
+	// QualityRiseMargin scales the better grade's limits a rise must
+	// stay within.
 	QualityRiseMargin = 0.8
-	QualityRiseHold   = 3 * time.Second
+	// QualityRiseHold is how long it must stay within them.
+	QualityRiseHold = 3 * time.Second
 )
 
 // String returns "unknown", "poor", "fair" or "good".
