@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -245,4 +246,32 @@ func TestQualityPoorWhenLost(t *testing.T) {
 	if st := c.Stats(); st.Quality != QualityPoor {
 		t.Errorf("quality %v after the server closed, want poor", st.Quality)
 	}
+}
+
+// TestDebugHandlersConcurrent serves both pages to concurrent requests
+// while the client pings (the race detector checks the locking).
+func TestDebugHandlersConcurrent(t *testing.T) {
+	srv := startServer(t, ServerConfig{})
+	c, err := dialTest(t, srv, ClientConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.WaitSynced(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for _, h := range []http.Handler{srv.DebugHandler(), c.DebugHandler(), srv.DebugHandler()} {
+		wg.Go(func() {
+			for range 20 {
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, httptest.NewRequest("GET", "/?format=json", nil))
+				if rec.Code != 200 || !json.Valid(rec.Body.Bytes()) {
+					t.Errorf("status %d, body %.200s", rec.Code, rec.Body.String())
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
