@@ -115,3 +115,34 @@ func TestQualityHysteresis(t *testing.T) {
 		})
 	}
 }
+
+func TestRecentLoss(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		sent     int
+		answered func(i int) bool
+		want     float64
+	}{
+		{"none sent", 0, nil, 0},
+		{"none answered", 10, func(int) bool { return false }, 0},
+		{"two of ten lost", 10, func(i int) bool { return i != 3 && i != 5 }, 0.2},
+		{"in flight is not lost", 10, func(i int) bool { return i < 5 && i != 3 }, 0.2},
+		{"only the last 100", 300, func(i int) bool { return i >= 100 }, 0},
+		{"half of the last 100", 300, func(i int) bool { return i%2 == 0 || i == 299 }, 0.49},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var tr seqTracker
+			for i := range tc.sent {
+				tr.send(time.Duration(i))
+			}
+			for i := range tc.sent {
+				if tc.answered(i) {
+					tr.answer(uint32(i), time.Duration(i))
+				}
+			}
+			if got := tr.recentLoss(); got != tc.want {
+				t.Errorf("recentLoss = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
