@@ -26,7 +26,7 @@
 //	                (default 5s; at most half of -duration)
 //	-seed n         seed of the emulated links and of the harness (default 1)
 //	-json           print one JSON object (the summary) on stdout, no live table
-//	-debug host:port  serve the server's live view over HTTP there (e.g. :8080)
+//	-debug addr     serve the server's live view over HTTP on addr (e.g. :8080)
 //	-v              log the transport's events to stderr
 //
 // The emulator runs in wall time, not the harness's virtual time: it hands
