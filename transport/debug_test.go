@@ -193,8 +193,11 @@ func TestClientReportsReachServer(t *testing.T) {
 	var changes []QualityChange
 	changed := make(chan struct{}, 16)
 	c, err := dialTest(t, srv, ClientConfig{OnQualityChange: func(q QualityChange) {
-		changes = append(changes, q) // one goroutine: the pinger
-		changed <- struct{}{}
+		changes = append(changes, q) // never called concurrently
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -232,17 +235,20 @@ func TestQualityPoorWhenLost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q := await(t, changes, 10*time.Second, "a first grade"); q.From != QualityUnknown || q.To == QualityUnknown {
+	q := await(t, changes, 10*time.Second, "a first grade")
+	if q.From != QualityUnknown || q.To == QualityUnknown {
 		t.Fatalf("first change %+v", q)
 	}
 	srv.Close()
-	for {
-		q := await(t, changes, 15*time.Second, "poor once the server closed")
-		if q.To == QualityPoor && !q.Synchronized {
-			break
-		}
-	}
+	// The grade drops to Poor before the client stops (a loaded machine
+	// may have graded it Poor already: then no change is due).
 	await(t, c.Done(), 15*time.Second, "the client to stop")
+	for len(changes) > 0 {
+		q = <-changes
+	}
+	if q.To != QualityPoor {
+		t.Errorf("last change %+v, want to poor", q)
+	}
 	if st := c.Stats(); st.Quality != QualityPoor {
 		t.Errorf("quality %v after the server closed, want poor", st.Quality)
 	}
