@@ -45,6 +45,7 @@ func (s *Server) DebugHandler() http.Handler {
 // history sample. It runs on the client's ping goroutine, after the pong
 // left.
 func (s *Server) notePing(sc *serverClient, p wire.Ping, t2 time.Duration) {
+	sc.countMissed(p.Seq)
 	due := s.recording.Load() && t2 >= sc.nextSample
 	if p.Report == nil && !due {
 		return
@@ -80,6 +81,25 @@ func (s *Server) notePing(sc *serverClient, p wire.Ping, t2 time.Duration) {
 	sc.history.Add(smp)
 }
 
+// countMissed counts the gaps in the sequence numbers of a client's pings.
+// Sequence numbers run on across the client's connections, so the first
+// ping of a connection starts the count.
+func (sc *serverClient) countMissed(seq uint32) {
+	if !sc.seqSeen {
+		sc.lastSeq, sc.seqSeen = seq, true
+		return
+	}
+	switch d := int32(seq - sc.lastSeq); {
+	case d > 1:
+		sc.missed.Add(int64(d - 1))
+		sc.lastSeq = seq
+	case d == 1:
+		sc.lastSeq = seq
+	case d < 0 && sc.missed.Load() > 0: // a late one: not missed after all
+		sc.missed.Add(-1)
+	}
+}
+
 // debugPage is the server's JSON document.
 func (s *Server) debugPage() debugpage.Page {
 	s.mu.Lock()
@@ -104,8 +124,9 @@ func (s *Server) debugPage() debugpage.Page {
 	for i, sc := range scs {
 		info := sc.info()
 		c := debugpage.Client{ID: uint64(sc.id), Remote: info.Remote.String(), Mode: sc.mode.String(),
-			Connected: time.Since(sc.since).Seconds(), Pings: info.Pings, Quality: QualityUnknown.String(),
-			State: "–"}
+			Connected: time.Since(sc.since).Seconds(), Pings: info.Pings, Missed: info.PingsMissed,
+			Quality: QualityUnknown.String(),
+			State:   "–"}
 		sc.dmu.Lock()
 		if sc.reported {
 			r := sc.report

@@ -28,7 +28,7 @@ func (c *Client) debugPage() debugpage.Page {
 	state := c.est.State()
 	c.mu.Unlock()
 	self := debugpage.Client{Remote: c.addr.String(), Mode: st.Mode.String(), Reporting: true,
-		Connected: time.Since(c.started).Seconds(), Pings: st.PingsSent, Synchronized: st.Synchronized,
+		Connected: time.Since(c.started).Seconds(), Pings: st.PingsSent, Missed: st.Lost, Synchronized: st.Synchronized,
 		Quality: st.Quality.String(), State: state.String(), Last: last.Point(),
 		History: debugpage.SeriesOf(samples), Events: events}
 	return debugpage.Page{Role: "client", Now: now.Seconds(), TickRate: sess.TickRate,

@@ -281,3 +281,27 @@ func TestDebugHandlersConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestCountMissed(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		seqs []uint32
+		want int64
+	}{
+		{"in order", []uint32{5, 6, 7}, 0},
+		{"a gap", []uint32{5, 6, 9}, 2},
+		{"a late one taken back", []uint32{5, 7, 6}, 0},
+		{"a duplicate", []uint32{5, 6, 6}, 0},
+		{"across the wrap", []uint32{1<<32 - 2, 1<<32 - 1, 1}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := &serverClient{}
+			for _, s := range tc.seqs {
+				sc.countMissed(s)
+			}
+			if got := sc.missed.Load(); got != tc.want {
+				t.Errorf("missed %d, want %d", got, tc.want)
+			}
+		})
+	}
+}

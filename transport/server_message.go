@@ -46,6 +46,11 @@ type ClientInfo struct {
 	BytesSent, BytesReceived uint64
 	// RTT is quic-go's smoothed round-trip estimate of the connection.
 	RTT time.Duration
+	// PingsMissed counts the client's pings that never reached the server,
+	// as their sequence numbers show (a gap; a ping arriving late,
+	// reordered, is taken back out): the uplink's loss, which the server
+	// measures itself, report or not.
+	PingsMissed int64
 	// Quality is the connection quality the client reported last;
 	// QualityUnknown before its first report.
 	Quality Quality
@@ -67,6 +72,9 @@ type serverClient struct {
 	pings, msgsRecv, msgsSent atomic.Int64
 
 	nextSample time.Duration // server clock of the next history sample; the ping goroutine's
+	lastSeq    uint32        // the highest ping sequence number seen; the ping goroutine's
+	seqSeen    bool
+	missed     atomic.Int64
 
 	dmu      sync.Mutex // guards the debug state below, held for copies only
 	report   SyncReport
@@ -79,7 +87,8 @@ func (sc *serverClient) info() ClientInfo {
 	qs := sc.conn.ConnectionStats()
 	info := ClientInfo{ID: sc.id, Remote: sc.conn.RemoteAddr(), Mode: sc.mode, Connected: sc.since,
 		Pings: sc.pings.Load(), MessagesReceived: sc.msgsRecv.Load(), MessagesSent: sc.msgsSent.Load(),
-		BytesSent: qs.BytesSent, BytesReceived: qs.BytesReceived, RTT: qs.SmoothedRTT}
+		BytesSent: qs.BytesSent, BytesReceived: qs.BytesReceived, RTT: qs.SmoothedRTT,
+		PingsMissed: sc.missed.Load()}
 	sc.dmu.Lock()
 	if sc.reported {
 		r := sc.report

@@ -50,6 +50,9 @@ type Client struct {
 	Connected float64 `json:"connected"`
 	// Pings counts the pings answered (server) or sent (client).
 	Pings int64 `json:"pings"`
+	// Missed counts the pings the server never received (server), or
+	// that got no pong (client).
+	Missed int64 `json:"missed"`
 	// Synchronized, Quality and State are the client's, as of its last
 	// report.
 	Synchronized bool   `json:"synchronized"`
