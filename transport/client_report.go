@@ -43,7 +43,10 @@ func (c *Client) observe(l *link) *wire.Report {
 	e := c.est.Estimate()
 	es := c.est.Stats()
 	synced := l.conn.Context().Err() == nil && e.Valid && now-c.heardAt <= c.silentAfter()
-	in := qualityInput{at: now, valid: e.Valid, synced: synced, bound: e.ErrorBound, jitter: e.Jitter,
+	// Graded from sync on (Synced: the start burst observed), when the
+	// first estimates' wide bounds have narrowed.
+	graded := e.Valid && c.sys.Load() != nil && !c.resyncing
+	in := qualityInput{at: now, valid: graded, synced: synced, bound: e.ErrorBound, jitter: e.Jitter,
 		loss: c.seq.recentLoss()}
 	q, changed := c.meter.update(in)
 	from := c.quality
@@ -109,7 +112,7 @@ func (c *Client) noteEventsLocked(now seenCounts, at time.Duration) {
 	}
 }
 
-// connectionLost grades the connection Poor (Unknown without an estimate)
+// connectionLost grades the connection Poor (Unknown if it was not synced)
 // while the client reconnects or after it stopped: no ping runs then to
 // grade it. It runs on the supervising goroutine, after the link's
 // goroutines ended, so OnQualityChange is never called concurrently.
@@ -117,7 +120,8 @@ func (c *Client) connectionLost() {
 	now := c.clock()
 	c.mu.Lock()
 	e := c.est.Estimate()
-	in := qualityInput{at: now, valid: e.Valid, bound: e.ErrorBound, jitter: e.Jitter, loss: c.seq.recentLoss()}
+	in := qualityInput{at: now, valid: e.Valid && c.sys.Load() != nil && !c.resyncing, bound: e.ErrorBound,
+		jitter: e.Jitter, loss: c.seq.recentLoss()}
 	from := c.quality
 	q, changed := c.meter.update(in)
 	c.quality = q

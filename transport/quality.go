@@ -16,8 +16,9 @@ import (
 type Quality uint8
 
 const (
-	// QualityUnknown: no valid estimate yet (before the first sync, and
-	// after a reconnect to a restarted server until its first pong).
+	// QualityUnknown: not synced yet (Client.Synced: the start burst is
+	// being observed), and after a reconnect to a restarted server until
+	// the client resynced.
 	QualityUnknown Quality = iota
 	// QualityPoor: over a Fair threshold, or not synchronized (the link
 	// down or the server silent) after having been.
