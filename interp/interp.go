@@ -79,6 +79,8 @@ const (
 	ModeBehind
 )
 
+// String returns the mode's name: "empty", "interpolate",
+// "extrapolate", "stale" or "behind" ("Mode(n)" for an unknown value).
 func (m Mode) String() string {
 	switch m {
 	case ModeEmpty:

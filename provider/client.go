@@ -21,10 +21,11 @@ const (
 	DefaultMaxScaleDeviation   = 0.05
 )
 
-// ClientConfig configures a Client. The zero value gives the defaults.
-type ClientConfig struct {
+// SteeredConfig configures a Steered provider. The zero value gives the
+// defaults.
+type SteeredConfig struct {
 	// Clock reads the client's monotonic clock: the clock the estimator's
-	// sample client times come from. It is also the Client's only source
+	// sample client times come from. It is also the provider's only source
 	// of elapsed time: AdvanceTime advances both times by the time this
 	// clock moved since the previous call, whatever dt the game loop
 	// passes. Default: time since the process started, from the
@@ -74,7 +75,7 @@ var processStart = time.Now()
 func sinceProcessStart() time.Duration { return time.Since(processStart) }
 
 // resolve fills in the defaults and validates.
-func (c ClientConfig) resolve() (ClientConfig, error) {
+func (c SteeredConfig) resolve() (SteeredConfig, error) {
 	if c.Clock == nil {
 		c.Clock = sinceProcessStart
 	}
@@ -106,7 +107,7 @@ func (c ClientConfig) resolve() (ClientConfig, error) {
 	return c, nil
 }
 
-// Client is the provider of a client: it steers predicted and server time
+// Steered is the provider of a client: it steers predicted and server time
 // toward targets computed from the latest Estimate,
 //
 //	shared    = estimated server clock now
@@ -120,7 +121,7 @@ func (c ClientConfig) resolve() (ClientConfig, error) {
 // HardResetThreshold both are stepped to their targets.
 //
 // Until the first valid Estimate both times advance at the real rate.
-// A Client is safe for concurrent use: estimates may be set from a network
+// A Steered is safe for concurrent use: estimates may be set from a network
 // goroutine while the game loop advances time.
 //
 // Elapsed time has one source of truth, the Clock: the targets are read
@@ -128,24 +129,25 @@ func (c ClientConfig) resolve() (ClientConfig, error) {
 // between the game loop's dt and the clock becomes an error to correct. A
 // 230ms hitch seen through a time.Ticker (a stale tick, then a long one)
 // used to be two errors beyond HardResetThreshold, two hard resets. So
-// AdvanceTime's dt is advisory: the Client advances by the time Clock moved
+// AdvanceTime's dt is advisory: the provider advances by the time Clock moved
 // since its previous AdvanceTime or InitializeClient (dt only on a first
 // call without InitializeClient), and never backwards if Clock does. A
 // game loop may pass a fixed, clamped or scaled dt; network time does not
 // follow it. After a hitch the times are where the clock says, and the
 // ticks that passed fire as catch-up ticks (ticksys caps them).
-type Client struct {
-	cfg ClientConfig
+type Steered struct {
+	cfg SteeredConfig
 
 	mu       sync.Mutex
 	est      Estimate
-	status   ClientStatus
+	status   SteeredStatus
 	last     time.Duration // Clock at the previous AdvanceTime or InitializeClient
 	haveLast bool
 }
 
-// ClientStatus is the state of a Client after its last AdvanceTime.
-type ClientStatus struct {
+// SteeredStatus is the state of a Steered provider after its last
+// AdvanceTime.
+type SteeredStatus struct {
 	// PredictedScale and ServerScale are how fast the two times advanced
 	// relative to real time in the last frame (1 is nominal).
 	PredictedScale, ServerScale float64
@@ -157,37 +159,37 @@ type ClientStatus struct {
 	Resets int
 }
 
-var _ Provider = (*Client)(nil)
+var _ Provider = (*Steered)(nil)
 
-// NewClient returns a Client with the given configuration, or an error
-// wrapping ErrInvalidConfig.
-func NewClient(cfg ClientConfig) (*Client, error) {
+// NewSteered returns a Steered provider with the given configuration, or an
+// error wrapping ErrInvalidConfig.
+func NewSteered(cfg SteeredConfig) (*Steered, error) {
 	cfg, err := cfg.resolve()
 	if err != nil {
 		return nil, err
 	}
-	return &Client{cfg: cfg, status: ClientStatus{PredictedScale: 1, ServerScale: 1}}, nil
+	return &Steered{cfg: cfg, status: SteeredStatus{PredictedScale: 1, ServerScale: 1}}, nil
 }
 
 // Config returns the configuration in use, defaults filled in.
-func (c *Client) Config() ClientConfig { return c.cfg }
+func (c *Steered) Config() SteeredConfig { return c.cfg }
 
 // SetEstimate replaces the estimate the client steers by.
-func (c *Client) SetEstimate(e Estimate) {
+func (c *Steered) SetEstimate(e Estimate) {
 	c.mu.Lock()
 	c.est = e
 	c.mu.Unlock()
 }
 
 // Estimate returns the estimate in use.
-func (c *Client) Estimate() Estimate {
+func (c *Steered) Estimate() Estimate {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.est
 }
 
 // Status returns the state after the last AdvanceTime.
-func (c *Client) Status() ClientStatus {
+func (c *Steered) Status() SteeredStatus {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.status
@@ -195,7 +197,7 @@ func (c *Client) Status() ClientStatus {
 
 // Targets returns the times predicted and server time steer toward now, in
 // time since tick 0, and false if there is no valid estimate.
-func (c *Client) Targets(rate uint32) (predicted, server time.Duration, ok bool) {
+func (c *Steered) Targets(rate uint32) (predicted, server time.Duration, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.est.Valid {
@@ -205,7 +207,7 @@ func (c *Client) Targets(rate uint32) (predicted, server time.Duration, ok bool)
 	return predicted, server, true
 }
 
-func (c *Client) targets(rate uint32, now time.Duration) (predicted, server time.Duration) {
+func (c *Steered) targets(rate uint32, now time.Duration) (predicted, server time.Duration) {
 	tick := nettime.FromTick(rate, 0, 0).FixedDelta()
 	shared := c.est.ServerTime(now)
 	return shared + c.est.Uplink + buffer(c.cfg.ServerBuffer, 2*tick),
@@ -224,7 +226,7 @@ func buffer(configured, def time.Duration) time.Duration {
 
 // InitializeClient sets both times to their targets if an estimate is
 // valid; otherwise it sets predicted time to server time.
-func (c *Client) InitializeClient(predicted, server *nettime.Time) {
+func (c *Steered) InitializeClient(predicted, server *nettime.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.cfg.Clock()
@@ -241,7 +243,7 @@ func (c *Client) InitializeClient(predicted, server *nettime.Time) {
 // AdvanceTime implements Provider. It advances by the time Clock moved
 // since the previous call or InitializeClient; dt is used only on a first
 // call without InitializeClient (see Client).
-func (c *Client) AdvanceTime(predicted, server *nettime.Time, dt time.Duration) bool {
+func (c *Steered) AdvanceTime(predicted, server *nettime.Time, dt time.Duration) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.cfg.Clock()
@@ -296,7 +298,7 @@ func (c *Client) AdvanceTime(predicted, server *nettime.Time, dt time.Duration) 
 // correction returns how far to move a time whose error is e during a frame
 // of dt: proportional to the error beyond the dead band, at most
 // MaxScaleDeviation*dt, and never more than the error, so it cannot overshoot.
-func (c *Client) correction(e, dt time.Duration) time.Duration {
+func (c *Steered) correction(e, dt time.Duration) time.Duration {
 	mag := abs(e) - c.cfg.CorrectionTolerance
 	if mag <= 0 || dt == 0 {
 		return 0

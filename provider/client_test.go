@@ -18,11 +18,11 @@ func (c *vclock) read() time.Duration { return c.now }
 
 const rate = 60
 
-func newTestClient(t *testing.T, cfg ClientConfig) (*Client, *vclock) {
+func newTestClient(t *testing.T, cfg SteeredConfig) (*Steered, *vclock) {
 	t.Helper()
 	clk := &vclock{now: 5 * time.Second}
 	cfg.Clock = clk.read
-	c, err := NewClient(cfg)
+	c, err := NewSteered(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ type frameResult struct {
 	scaleS     float64
 }
 
-func step(t *testing.T, c *Client, clk *vclock, p, s *nettime.Time, dt time.Duration) frameResult {
+func step(t *testing.T, c *Steered, clk *vclock, p, s *nettime.Time, dt time.Duration) frameResult {
 	t.Helper()
 	clk.now += dt
 	ok := c.AdvanceTime(p, s, dt)
@@ -76,7 +76,7 @@ func TestClientConvergesWithoutOvershoot(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c, clk := newTestClient(t, ClientConfig{})
+			c, clk := newTestClient(t, SteeredConfig{})
 			c.SetEstimate(est(clk.now, 3*time.Second, tc.driftPPM))
 			var p, s nettime.Time = nettime.New(rate, 0), nettime.New(rate, 0)
 			c.InitializeClient(&p, &s)
@@ -124,7 +124,7 @@ func TestClientConvergesWithoutOvershoot(t *testing.T) {
 func TestClientSlewIsSmooth(t *testing.T) {
 	// The scale must change gradually: no frame-to-frame jumps of the
 	// bang-bang kind (NGO switches between exactly 0.99 and 1.01).
-	c, clk := newTestClient(t, ClientConfig{})
+	c, clk := newTestClient(t, SteeredConfig{})
 	c.SetEstimate(est(clk.now, time.Second, 0))
 	p, s := nettime.New(rate, 0), nettime.New(rate, 0)
 	c.InitializeClient(&p, &s)
@@ -162,7 +162,7 @@ func sgn(f float64) int {
 }
 
 func TestClientHardResetMovesBothOnce(t *testing.T) {
-	c, clk := newTestClient(t, ClientConfig{})
+	c, clk := newTestClient(t, SteeredConfig{})
 	c.SetEstimate(est(clk.now, 2*time.Second, 0))
 	p, s := nettime.New(rate, 0), nettime.New(rate, 0)
 	c.InitializeClient(&p, &s)
@@ -197,7 +197,7 @@ func TestClientHardResetMovesBothOnce(t *testing.T) {
 func TestClientResetWhenOnlyOneTimelineIsOff(t *testing.T) {
 	// The downlink estimate grows by 300ms: only server time's target moves,
 	// yet both timelines must be stepped together.
-	c, clk := newTestClient(t, ClientConfig{})
+	c, clk := newTestClient(t, SteeredConfig{})
 	e := est(clk.now, time.Second, 0)
 	c.SetEstimate(e)
 	p, s := nettime.New(rate, 0), nettime.New(rate, 0)
@@ -219,7 +219,7 @@ func TestClientResetWhenOnlyOneTimelineIsOff(t *testing.T) {
 }
 
 func TestClientHardResetOnlyNeverScales(t *testing.T) {
-	c, clk := newTestClient(t, ClientConfig{HardResetOnly: true})
+	c, clk := newTestClient(t, SteeredConfig{HardResetOnly: true})
 	c.SetEstimate(est(clk.now, time.Second, 300)) // drift is not compensated either
 	p, s := nettime.New(rate, 0), nettime.New(rate, 0)
 	c.InitializeClient(&p, &s)
@@ -252,7 +252,7 @@ func TestClientHardResetOnlyNeverScales(t *testing.T) {
 }
 
 func TestClientWithoutEstimateRunsAtRealRate(t *testing.T) {
-	c, clk := newTestClient(t, ClientConfig{})
+	c, clk := newTestClient(t, SteeredConfig{})
 	p, s := nettime.New(rate, time.Second), nettime.New(rate, time.Second)
 	c.InitializeClient(&p, &s)
 	if p != s {
@@ -284,7 +284,7 @@ func TestClientBuffers(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c, clk := newTestClient(t, ClientConfig{ClientBuffer: tc.client, ServerBuffer: tc.server})
+			c, clk := newTestClient(t, SteeredConfig{ClientBuffer: tc.client, ServerBuffer: tc.server})
 			c.SetEstimate(est(clk.now, time.Second, 0))
 			shared := clk.now + time.Second
 			tp, ts, _ := c.Targets(rate)
@@ -298,30 +298,30 @@ func TestClientBuffers(t *testing.T) {
 func TestClientConfigValidation(t *testing.T) {
 	tests := []struct {
 		name string
-		cfg  ClientConfig
+		cfg  SteeredConfig
 	}{
-		{"negative threshold", ClientConfig{HardResetThreshold: -time.Second}},
-		{"negative slew time", ClientConfig{SlewTime: -time.Second}},
-		{"negative deviation", ClientConfig{MaxScaleDeviation: -0.1}},
-		{"huge deviation", ClientConfig{MaxScaleDeviation: 0.9}},
-		{"NaN deviation", ClientConfig{MaxScaleDeviation: math.NaN()}},
-		{"tolerance above threshold", ClientConfig{CorrectionTolerance: time.Second}},
+		{"negative threshold", SteeredConfig{HardResetThreshold: -time.Second}},
+		{"negative slew time", SteeredConfig{SlewTime: -time.Second}},
+		{"negative deviation", SteeredConfig{MaxScaleDeviation: -0.1}},
+		{"huge deviation", SteeredConfig{MaxScaleDeviation: 0.9}},
+		{"NaN deviation", SteeredConfig{MaxScaleDeviation: math.NaN()}},
+		{"tolerance above threshold", SteeredConfig{CorrectionTolerance: time.Second}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := NewClient(tc.cfg)
+			_, err := NewSteered(tc.cfg)
 			if !errors.Is(err, ErrInvalidConfig) {
 				t.Errorf("NewClient(%+v) error = %v, want ErrInvalidConfig", tc.cfg, err)
 			}
 		})
 	}
-	c, err := NewClient(ClientConfig{})
+	c, err := NewSteered(SteeredConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := c.Config()
 	got.Clock = nil
-	want := ClientConfig{HardResetThreshold: DefaultHardResetThreshold, CorrectionTolerance: DefaultCorrectionTolerance,
+	want := SteeredConfig{HardResetThreshold: DefaultHardResetThreshold, CorrectionTolerance: DefaultCorrectionTolerance,
 		SlewTime: DefaultSlewTime, MaxScaleDeviation: DefaultMaxScaleDeviation}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
@@ -329,7 +329,7 @@ func TestClientConfigValidation(t *testing.T) {
 }
 
 func TestServerProvider(t *testing.T) {
-	var sp Server
+	var sp Constant
 	p, s := nettime.New(rate, 0), nettime.New(rate, time.Second)
 	sp.InitializeClient(&p, &s)
 	if p != s {

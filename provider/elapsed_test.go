@@ -26,7 +26,7 @@ func TestClockIsTheOnlyElapsedTime(t *testing.T) {
 	}
 	for _, valid := range []bool{false, true} {
 		for _, tc := range tests {
-			c, clk := newTestClient(t, ClientConfig{HardResetOnly: true}) // no slew: exact moves
+			c, clk := newTestClient(t, SteeredConfig{HardResetOnly: true}) // no slew: exact moves
 			if valid {
 				c.SetEstimate(est(clk.now, time.Second, 0))
 			}
@@ -48,7 +48,7 @@ func TestClockIsTheOnlyElapsedTime(t *testing.T) {
 // TestFirstAdvanceWithoutInitializeUsesDt: a provider used bare, without
 // InitializeClient, has no previous clock reading for its first frame.
 func TestFirstAdvanceWithoutInitializeUsesDt(t *testing.T) {
-	c, clk := newTestClient(t, ClientConfig{})
+	c, clk := newTestClient(t, SteeredConfig{})
 	p, s := nettime.New(rate, 0), nettime.New(rate, 0)
 	c.AdvanceTime(&p, &s, 7*time.Millisecond)
 	clk.now += 20 * time.Millisecond

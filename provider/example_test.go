@@ -13,7 +13,7 @@ import (
 // frame; here both are done by hand.
 func Example() {
 	var now time.Duration // the client's clock, moved by hand here
-	c, err := provider.NewClient(provider.ClientConfig{Clock: func() time.Duration { return now }})
+	c, err := provider.NewSteered(provider.SteeredConfig{Clock: func() time.Duration { return now }})
 	if err != nil {
 		panic(err)
 	}
@@ -57,8 +57,8 @@ func Example() {
 
 // The server's provider: time advances at exactly the real rate, and
 // predicted time is server time.
-func ExampleServer() {
-	var p provider.Provider = provider.Server{}
+func ExampleConstant() {
+	var p provider.Provider = provider.Constant{}
 	predicted, server := nettime.New(60, 0), nettime.New(60, 0)
 	for range 60 {
 		// Frames of exactly one tick each: 16.666667ms or 16.666666ms.

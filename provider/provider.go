@@ -1,7 +1,8 @@
 // Package provider holds the Provider interface that advances predicted and
-// server time each frame, the two providers netclock ships (Server, a constant
-// rate, and Client, which steers toward a clock estimate), and the Estimate
-// and Sample types that carry clock-synchronization results.
+// server time each frame, the two providers netclock ships (Constant, the
+// server's constant rate, and Steered, which steers a client toward a clock
+// estimate: NGO's ServerNetworkTimeProvider and ClientNetworkTimeProvider),
+// and the Estimate and Sample types that carry clock-synchronization results.
 package provider
 
 import (
@@ -19,7 +20,7 @@ type Provider interface {
 	// AdvanceTime advances predicted and server time after dt of real time
 	// has passed (dt >= 0). It returns false if it stepped the times instead
 	// of advancing them smoothly (a hard reset); the caller reports that.
-	// A provider that reads a clock of its own (Client does) measures
+	// A provider that reads a clock of its own (Steered does) measures
 	// elapsed time on it and treats dt as advisory, so that time has one
 	// source of truth.
 	AdvanceTime(predicted, server *nettime.Time, dt time.Duration) bool
@@ -29,21 +30,21 @@ type Provider interface {
 	InitializeClient(predicted, server *nettime.Time)
 }
 
-// Server is the provider of the server, and of any peer whose time is the
+// Constant is the provider of the server, and of any peer whose time is the
 // authority: both times advance at exactly the real rate and predicted time
 // equals server time. Its zero value is ready to use.
-type Server struct{}
+type Constant struct{}
 
 // AdvanceTime advances both times by dt and returns true.
-func (Server) AdvanceTime(predicted, server *nettime.Time, dt time.Duration) bool {
+func (Constant) AdvanceTime(predicted, server *nettime.Time, dt time.Duration) bool {
 	*server = server.Add(dt)
 	*predicted = *server
 	return true
 }
 
 // InitializeClient sets predicted time to server time.
-func (Server) InitializeClient(predicted, server *nettime.Time) {
+func (Constant) InitializeClient(predicted, server *nettime.Time) {
 	*predicted = *server
 }
 
-var _ Provider = Server{}
+var _ Provider = Constant{}

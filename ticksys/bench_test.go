@@ -21,7 +21,7 @@ func BenchmarkAdvanceNoTick(b *testing.B) {
 // BenchmarkAdvanceNoTickClient is the same with the client provider steering.
 func BenchmarkAdvanceNoTickClient(b *testing.B) {
 	now := time.Duration(0)
-	c, _ := provider.NewClient(provider.ClientConfig{Clock: func() time.Duration { return now }})
+	c, _ := provider.NewSteered(provider.SteeredConfig{Clock: func() time.Duration { return now }})
 	c.SetEstimate(provider.Estimate{Valid: true, Offset: time.Hour, DriftPPM: 30, Uplink: 20 * time.Millisecond})
 	s, _ := New(Config{Provider: c})
 	s.OnNetworkTick(func(TickEvent) {})

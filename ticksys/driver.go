@@ -27,7 +27,7 @@ type DriverConfig struct {
 // clock since the previous frame. The wait is converted to real time at the
 // rate predicted time ran in the last frame, so a slewing client wakes on
 // its own ticks too (the first tick after the rate changes is off by the
-// change: at most 5% of a tick with provider.Client's defaults), and time
+// change: at most 5% of a tick with provider.Steered's defaults), and time
 // spent in callbacks shortens it. A wake-up after the tick start only
 // delays that tick's callback, never loses time, and the TickEvent's Late
 // says by how much; after a stall the ticks that passed fire at once as

@@ -116,7 +116,7 @@ func TestRunSubtractsCallbackTime(t *testing.T) {
 func TestRunFollowsSlewingClient(t *testing.T) {
 	for _, offset := range []time.Duration{150 * time.Millisecond, -150 * time.Millisecond} {
 		clk := &jumpClock{now: epoch}
-		c, err := provider.NewClient(provider.ClientConfig{Clock: func() time.Duration { return clk.now.Sub(epoch) }})
+		c, err := provider.NewSteered(provider.SteeredConfig{Clock: func() time.Duration { return clk.now.Sub(epoch) }})
 		if err != nil {
 			t.Fatal(err)
 		}

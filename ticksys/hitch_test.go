@@ -32,7 +32,7 @@ var usualLoops = []gameLoop{
 }
 
 // TestHitchResetsAtMostOnce: a client whose game loop hitches once gets at
-// most one reset, whichever dt the loop passes, because provider.Client
+// most one reset, whichever dt the loop passes, because provider.Steered
 // advances by its own clock (the one source of elapsed time) and dt is
 // advisory. A 230ms hitch is below the stall cap (250ms): no reset at all,
 // the ticks that passed fire as catch-up ticks. A 400ms one is beyond it:
@@ -48,7 +48,7 @@ func TestHitchResetsAtMostOnce(t *testing.T) {
 			t.Run(loop.name+"/"+hitch.d.String(), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					start := time.Now()
-					c, err := provider.NewClient(provider.ClientConfig{Clock: func() time.Duration { return time.Since(start) }})
+					c, err := provider.NewSteered(provider.SteeredConfig{Clock: func() time.Duration { return time.Since(start) }})
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -33,7 +33,7 @@ var ErrInvalidConfig = errors.New("ticksys: invalid config")
 type Config struct {
 	// TickRate is the number of ticks per second. Default: 60.
 	TickRate uint32
-	// Provider advances time. Default: provider.Server{}, the authority.
+	// Provider advances time. Default: provider.Constant{}, the authority.
 	// Its methods are called with the System's lock held: a provider must
 	// not call the System it belongs to (that deadlocks).
 	Provider provider.Provider
@@ -139,6 +139,7 @@ type System struct {
 	cfg      Config
 	log      *slog.Logger
 	running  atomic.Bool
+	reinit   atomic.Bool // RequestReinitialize was called
 	tickSubs atomic.Pointer[[]*sub[TickEvent]]
 	rstSubs  atomic.Pointer[[]*sub[ResetEvent]]
 
@@ -161,7 +162,7 @@ func New(cfg Config) (*System, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	if cfg.Provider == nil {
-		cfg.Provider = provider.Server{}
+		cfg.Provider = provider.Constant{}
 	}
 	if cfg.MaxTicksPerAdvance < 0 {
 		return nil, fmt.Errorf("%w: MaxTicksPerAdvance %d is negative", ErrInvalidConfig, cfg.MaxTicksPerAdvance)
@@ -281,9 +282,9 @@ func (s *System) enter(op string) {
 // fired. See System for the rules on calling it. It panics if the provider changes
 // the tick rate of either time (a provider bug).
 //
-// The provider decides how far time moves: provider.Server by dt, so a
+// The provider decides how far time moves: provider.Constant by dt, so a
 // server's loop must pass the real time since its previous frame (Run
-// does); provider.Client by its own Clock, the one source of elapsed time
+// does); provider.Steered by its own Clock, the one source of elapsed time
 // on a client, so there dt is advisory and a fixed, clamped or scaled dt
 // does not bend network time.
 func (s *System) Advance(dt time.Duration) int {
@@ -291,6 +292,9 @@ func (s *System) Advance(dt time.Duration) int {
 	defer s.running.Store(false)
 	if dt < 0 {
 		dt = 0
+	}
+	if s.reinit.Swap(false) {
+		s.reinitialize()
 	}
 
 	s.mu.Lock()
@@ -359,10 +363,23 @@ func interpolate(span, num, den time.Duration) time.Duration {
 
 // Reinitialize asks the provider for fresh initial times, as after a
 // reconnect to a restarted server, and fires a ResetEvent with
-// ReasonReinitialize. Ticks resume after the new predicted tick.
+// ReasonReinitialize. Ticks resume after the new predicted tick. It follows
+// Advance's rules (see System); from another goroutine, use
+// RequestReinitialize.
 func (s *System) Reinitialize() {
 	s.enter("Reinitialize")
 	defer s.running.Store(false)
+	s.reinit.Store(false)
+	s.reinitialize()
+}
+
+// RequestReinitialize makes the next Advance (or Run's next frame) start
+// with a Reinitialize, on its goroutine. It is safe from any goroutine: a
+// network goroutine that learns the server restarted calls it, and the
+// game loop sees the ResetEvent between its own frames.
+func (s *System) RequestReinitialize() { s.reinit.Store(true) }
+
+func (s *System) reinitialize() {
 	s.mu.Lock()
 	p0, s0 := s.predicted, s.server
 	s.predicted = s.server

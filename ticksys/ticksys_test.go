@@ -109,7 +109,7 @@ func TestEveryTickExactlyOnce(t *testing.T) {
 // provider scaling time, so predicted and server run at different speeds.
 func TestEveryTickExactlyOnceWhileSlewing(t *testing.T) {
 	var now time.Duration
-	c, err := provider.NewClient(provider.ClientConfig{Clock: func() time.Duration { return now }})
+	c, err := provider.NewSteered(provider.SteeredConfig{Clock: func() time.Duration { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +301,7 @@ func TestAdvanceFromCallbackPanics(t *testing.T) {
 
 func TestReinitialize(t *testing.T) {
 	var now time.Duration
-	c, err := provider.NewClient(provider.ClientConfig{Clock: func() time.Duration { return now }})
+	c, err := provider.NewSteered(provider.SteeredConfig{Clock: func() time.Duration { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,6 +321,48 @@ func TestReinitialize(t *testing.T) {
 	}
 	if ticks != 30 || len(r.resets) != 1 {
 		t.Errorf("a second after reinitializing: %d ticks, %d resets; want 30 ticks, no new reset", ticks, len(r.resets))
+	}
+}
+
+// TestRequestReinitialize asks from another goroutine: nothing happens
+// until the next Advance, which reinitializes first (on its goroutine) and
+// then advances from the new times; Reinitialize clears a pending request.
+func TestRequestReinitialize(t *testing.T) {
+	var now time.Duration
+	c, err := provider.NewSteered(provider.SteeredConfig{Clock: func() time.Duration { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mustNew(t, Config{Provider: c, TickRate: 30})
+	r := record(t, s)
+	c.SetEstimate(provider.Estimate{Valid: true, Offset: time.Hour})
+	done := make(chan struct{})
+	go func() { s.RequestReinitialize(); close(done) }()
+	<-done
+	if len(r.resets) != 0 {
+		t.Fatalf("resets before Advance: %+v", r.resets)
+	}
+	now += 40 * time.Millisecond
+	n := s.Advance(40 * time.Millisecond)
+	if len(r.resets) != 1 || r.resets[0].Reason != ReasonReinitialize || r.resets[0].NewServer.Duration() < time.Hour {
+		t.Fatalf("resets %+v, want one reinitialize onto the estimate's clock (an hour on)", r.resets)
+	}
+	// The reinitialization read the clock at this frame: no tick has passed
+	// since, so the frame fires none and the next tick is the one after.
+	if n != 0 || len(r.ticks) != 0 {
+		t.Errorf("Advance fired %d ticks %+v after reinitializing, want 0", n, r.ticks)
+	}
+	now += 40 * time.Millisecond
+	s.Advance(40 * time.Millisecond)
+	if want := r.resets[0].NewPredicted.Tick() + 1; len(r.ticks) == 0 || r.ticks[0].Predicted.Tick() != want {
+		t.Errorf("ticks %+v, want the first at tick %d", r.ticks, want)
+	}
+	s.RequestReinitialize()
+	s.Reinitialize()
+	now += 40 * time.Millisecond
+	s.Advance(40 * time.Millisecond)
+	if len(r.resets) != 2 || r.resets[1].Reason != ReasonReinitialize {
+		t.Errorf("after Reinitialize with a request pending: resets %+v, want 2 (the request consumed)", r.resets)
 	}
 }
 
@@ -351,7 +393,7 @@ func TestConfigValidation(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	run := func() []TickEvent {
 		var now time.Duration
-		c, _ := provider.NewClient(provider.ClientConfig{Clock: func() time.Duration { return now }})
+		c, _ := provider.NewSteered(provider.SteeredConfig{Clock: func() time.Duration { return now }})
 		c.SetEstimate(provider.Estimate{Valid: true, Offset: time.Minute, DriftPPM: -40, Uplink: 30 * time.Millisecond})
 		s := mustNew(t, Config{Provider: c})
 		var evs []TickEvent

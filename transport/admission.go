@@ -36,13 +36,8 @@ const (
 // AdmissionRequest describes a connection attempt, before its TLS
 // handshake, for ServerConfig.Admit.
 type AdmissionRequest struct {
-	// Remote is the address the attempt came from. Unless AddrVerified,
-	// it may be spoofed.
-	Remote net.Addr
-	// AddrVerified reports that the client proved it receives packets at
-	// Remote (a QUIC Retry round trip, which the server asks for under
-	// load, or an address validation token).
-	AddrVerified bool
+	Remote       net.Addr // may be spoofed unless AddrVerified
+	AddrVerified bool     // the client proved it receives at Remote (Retry)
 }
 
 // errAdmission is why admission refused an attempt (server side, for logs

@@ -65,8 +65,8 @@ func TestStreamLimits(t *testing.T) {
 			str.Write([]byte("unexpected"))
 			await(t, raw.Context().Done(), 5*time.Second, "the server to close the connection")
 			var ae *quic.ApplicationError
-			if err := context.Cause(raw.Context()); !errors.As(err, &ae) || ae.ErrorCode != CodeProtocolViolation {
-				t.Errorf("connection closed with %v, want CodeProtocolViolation", err)
+			if err := context.Cause(raw.Context()); !errors.As(err, &ae) || ae.ErrorCode != codeProtocolViolation {
+				t.Errorf("connection closed with %v, want codeProtocolViolation", err)
 			}
 		})
 	}

@@ -24,136 +24,56 @@ import (
 
 // Session is what the handshake agreed.
 type Session struct {
-	// TickRate is the server's tick rate, in ticks per second: the rate of
-	// the client's System.
-	TickRate uint32
-	// Epoch identifies the server's run: after a reconnect, another epoch
-	// means the server restarted and its clock with it.
-	Epoch uint64
-	// ServerTime is the server clock when it wrote its hello.
-	ServerTime time.Duration
-	// Mode is how pings travel.
-	Mode Mode
+	TickRate  uint32        // the server's, in ticks per second: the System's
+	Epoch     uint64        // the server's run: a new one after a restart
+	HelloTime time.Duration // the server clock (SharedTime) at its hello
+	Mode      Mode          // how pings travel
 }
 
-// ClientStats describe a Client's synchronization.
+// ClientStats describe a Client's synchronization. Counts are since Dial.
 type ClientStats struct {
-	// Mode is how pings travel: ModeDatagram, or ModeStream if the peers
-	// did not both enable datagrams.
-	Mode Mode
-
-	// From the estimate (zero before the first sample):
-	// RTT is the estimated round trip, Uplink + Downlink.
-	RTT time.Duration
-	// Offset is the server clock minus the client clock.
-	Offset time.Duration
-	// ErrorBound bounds the offset's error, excluding path asymmetry.
-	ErrorBound time.Duration
-	// Jitter is the typical variation of the round trip.
-	Jitter time.Duration
-	// DriftPPM is how much faster the server clock runs, in ppm.
-	DriftPPM float64
-
-	// From the provider after the last frame: how fast predicted and
-	// server time advanced relative to real time (1 is nominal).
+	Mode Mode // how pings travel
+	// The estimate: round trip, server minus client clock, the bound on
+	// the offset's error (path asymmetry excluded), RTT jitter, drift.
+	RTT, Offset, ErrorBound, Jitter time.Duration
+	DriftPPM                        float64
+	// The timelines' speed in the last frame (1: nominal); reset events.
 	PredictedScale, ServerScale float64
-	// Resets counts the System's reset events (hard resets, stalls); 0
-	// before sync.
-	Resets int64
-
-	// Quality grades the connection from ErrorBound, LossRate and Jitter
-	// (see Quality for the thresholds and the hysteresis), as of the
-	// last ping sent, and Poor while not connected;
-	// ClientConfig.OnQualityChange reports its changes.
-	Quality Quality
-	// LossRate is the fraction of the last 100 pings (10 s at the
-	// default rate) that got no pong, among those older than the newest
-	// answered one.
+	Resets                      int64
+	// Quality as of the last ping (Poor while not connected), see
+	// OnQualityChange; the fraction of the last 100 pings lost.
+	Quality  Quality
 	LossRate float64
-
-	// PingsSent counts pings sent.
-	PingsSent int64
-	// PongsReceived counts pongs matched to a ping (not duplicates).
-	PongsReceived int64
-	// Lost counts pings older than the newest answered one that have no
-	// pong (yet): a pong arriving late, reordered, is taken back out.
-	Lost int64
-	// Duplicates counts pongs for a ping already answered (ignored).
-	Duplicates int64
-	// Stale counts pongs for pings never sent or too old to remember
-	// (ignored).
-	Stale int64
-	// Malformed counts datagrams that were not a valid pong, or whose T1
-	// echo did not match the ping (ignored).
-	Malformed int64
-	// Rejected counts samples the estimator rejected as impossible.
-	Rejected int64
-	// ClockJumps and PathChanges count what the estimator detected.
-	ClockJumps, PathChanges int64
-
-	// QUICMinRTT and QUICSmoothedRTT are quic-go's own RTT estimates
-	// (from ACKs, which include the peer's ACK delay), on the current
-	// connection.
-	QUICMinRTT, QUICSmoothedRTT time.Duration
-	// BytesSent and BytesReceived are the QUIC bytes (UDP payloads,
-	// retransmissions included) of all the client's connections, from
-	// quic-go's ConnectionStats.
-	BytesSent, BytesReceived uint64
-
-	// Connected reports whether the client has a connection now: false
-	// while it reconnects and after it stopped.
-	Connected bool
-	// Synchronized reports whether SharedTime is valid now: connected,
-	// with an estimate of the current server's clock, and a pong heard
-	// within the last second (ten ping intervals, if longer). False while
-	// the link is down (a reset by a restarted server ends it at once; see
-	// ServerConfig.StatelessResetKey), while the server is silent (dead,
-	// paused, or the path is cut), and after a reconnect to a restarted
-	// server until its first pong.
-	Synchronized bool
-	// ServerResets counts connections the server ended with a QUIC
-	// stateless reset: it restarted, or forgot the connection (it timed
-	// out while this client was suspended).
-	ServerResets int64
-	// Reconnects counts connections re-established after a loss
-	// (ClientConfig.Reconnect).
-	Reconnects int64
-	// ReconnectFailures counts redial attempts that failed.
-	ReconnectFailures int64
-	// EpochChanges counts reconnects that found a restarted server (a new
-	// session epoch): the estimator restarted each time.
-	EpochChanges int64
-	// Reinitializations counts the System reinitializations that
-	// followed (each fired a ResetEvent with ReasonReinitialize).
-	Reinitializations int64
-
-	// DriftAlarm reports that |DriftPPM| is above
-	// ClientConfig.DriftAlarmPPM now; DriftAlarms counts the crossings.
+	// Pings sent, answered, lost; pongs ignored; samples rejected as
+	// impossible; clock jumps and path changes the estimator detected.
+	PingsSent, PongsReceived, Lost         int64
+	Duplicates, Stale, Malformed, Rejected int64
+	ClockJumps, PathChanges                int64
+	QUICMinRTT, QUICSmoothedRTT            time.Duration // quic-go's, from ACKs
+	BytesSent, BytesReceived               uint64        // UDP payloads, all connections
+	// Synchronized: SharedTime is valid: connected, estimating the
+	// current server, a pong heard in the last second (or ten pings).
+	Connected, Synchronized bool
+	// Connections ended by a stateless reset (the server restarted or
+	// forgot us); redials that worked and failed; restarted servers found,
+	// and the System reinitializations that followed.
+	ServerResets, Reconnects, ReconnectFailures int64
+	EpochChanges, Reinitializations             int64
+	// DriftAlarm: |DriftPPM| is over ClientConfig.DriftAlarmPPM; crossings.
 	DriftAlarm  bool
 	DriftAlarms int64
-
-	// MessagesSent and MessagesReceived count user messages, both kinds.
-	MessagesSent, MessagesReceived int64
-	// MessagesDropped counts received unreliable messages dropped
-	// because the handler or the Messages channel fell behind.
-	MessagesDropped int64
-	// MalformedMessages counts received message datagrams and stream
-	// frames that were malformed; a malformed frame also stops its
-	// stream.
-	MalformedMessages int64
+	// Game messages; unreliable ones dropped (the reader fell behind).
+	MessagesSent, MessagesReceived, MessagesDropped, MalformedMessages int64
 }
 
-// Client is a connection to a netclock server that keeps a clock estimate
-// of it and, once synced, a tick system in step with it.
-//
-// Nothing advances the client's System on its own: the game loop calls
-// Advance(frameTime) (or System().Advance) every frame, or a headless
-// client calls Run, which runs the driver loop. Not both.
+// Client is a connection to a netclock server, with a clock estimate of it
+// and, once synced, a tick system in step with it, which a game loop
+// advances (System().Advance each frame) or Run does.
 type Client struct {
 	cfg     ClientConfig
 	log     *slog.Logger
 	clock   func() time.Duration // the client clock: T1, T4 and the provider's
-	pc      *provider.Client
+	pc      *restartable
 	tr      *quic.Transport
 	addr    net.Addr
 	tlsConf *tls.Config
@@ -180,9 +100,6 @@ type Client struct {
 	syncBase    int64         // estimator samples when this (re)sync started
 	heardAt     time.Duration // client clock at the last pong, or when the link came up
 	resyncing   bool          // a new epoch: waiting for a fresh burst to reinitialize
-	pending     *provider.Estimate
-	runners     int  // Run calls driving the System
-	manual      bool // Advance drives the System
 	sent        int64
 	pongs       int64
 	dups        int64
@@ -192,7 +109,6 @@ type Client struct {
 	resets      int64 // connections ended by a stateless reset
 	failures    int64
 	epochs      int64
-	reinits     int64
 	driftAlarm  bool
 	driftAlarms int64
 	msgsSent    int64
@@ -223,10 +139,8 @@ type link struct {
 	ended   bool         // its bytes were added to the totals; guarded by Client.mu
 }
 
-// Dial connects to the netclock server at addr ("host:port") over a new
-// UDP socket, performs the handshake and starts pinging. It returns once
-// the handshake is done, before the client is synced (see WaitSynced). ctx
-// bounds the dial and the handshake.
+// Dial connects to the server at addr ("host:port") over a new UDP socket
+// and returns after the handshake, before sync. ctx bounds both.
 func Dial(ctx context.Context, addr string, cfg ClientConfig) (*Client, error) {
 	raddr, err := net.ResolveUDPAddr("udp", addr)
 	if err != nil {
@@ -252,8 +166,8 @@ func Dial(ctx context.Context, addr string, cfg ClientConfig) (*Client, error) {
 	return c, nil
 }
 
-// DialConn is Dial over conn, which the client must be the only user of;
-// Close does not close it. Reconnects reuse it.
+// DialConn is Dial over conn, which the client must be the only user of
+// (reconnects reuse it; Close does not close it).
 func DialConn(ctx context.Context, conn net.PacketConn, addr net.Addr, cfg ClientConfig) (*Client, error) {
 	return dial(ctx, conn, addr, cfg, "")
 }
@@ -263,7 +177,7 @@ func dial(ctx context.Context, pconn net.PacketConn, addr net.Addr, cfg ClientCo
 	if err != nil {
 		return nil, err
 	}
-	pc, err := provider.NewClient(cfg.Provider)
+	steered, err := provider.NewSteered(cfg.Provider)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
@@ -282,8 +196,9 @@ func dial(ctx context.Context, pconn net.PacketConn, addr net.Addr, cfg ClientCo
 	qconf := quicConfig(cfg.QUICConfig, clientMaxBidiStreams, clientMaxUniStreams)
 	qconf.EnableDatagrams = !cfg.DisableDatagrams
 
-	c := &Client{cfg: cfg, log: cfg.Logger.With("server", addr.String()), clock: pc.Config().Clock,
-		pc: pc, tr: &quic.Transport{Conn: pconn}, addr: addr, tlsConf: tlsConf, qconf: qconf, est: est,
+	log := cfg.Logger.With("server", addr.String())
+	c := &Client{cfg: cfg, log: log, clock: steered.Config().Clock,
+		pc: &restartable{Steered: steered, log: log}, tr: &quic.Transport{Conn: pconn}, addr: addr, tlsConf: tlsConf, qconf: qconf, est: est,
 		synced: make(chan struct{}), msgs: make(chan Message, cfg.MessageBuffer), started: time.Now()}
 	c.ctx, c.cancel = context.WithCancelCause(context.Background())
 	want := cfg.TickRate
@@ -331,7 +246,7 @@ func (c *Client) connect(ctx context.Context, want uint32) (*link, error) {
 	l := &link{conn: conn, session: sess}
 	if sess.Mode == ModeStream {
 		if l.pingStr, err = conn.OpenStreamSync(ctx); err != nil {
-			conn.CloseWithError(CodeNoError, "")
+			conn.CloseWithError(codeNoError, "")
 			return nil, fmt.Errorf("transport: opening the ping stream to %s: %w", c.addr, err)
 		}
 	}
@@ -342,7 +257,7 @@ func (c *Client) connect(ctx context.Context, want uint32) (*link, error) {
 func (c *Client) handshake(ctx context.Context, conn *quic.Conn, want uint32) (sess Session, err error) {
 	defer func() {
 		if err != nil {
-			conn.CloseWithError(CodeNoError, "")
+			conn.CloseWithError(codeNoError, "")
 		}
 	}()
 	if p := conn.ConnectionState().TLS.NegotiatedProtocol; p != ALPN {
@@ -367,10 +282,10 @@ func (c *Client) handshake(ctx context.Context, conn *quic.Conn, want uint32) (s
 	h, err := wire.ReadServerHello(str)
 	switch {
 	case errors.Is(err, wire.ErrVersion):
-		conn.CloseWithError(CodeVersionMismatch, "protocol version mismatch")
+		conn.CloseWithError(codeVersionMismatch, "protocol version mismatch")
 		return Session{}, fmt.Errorf("%w: server speaks version %d, client %d", ErrVersionMismatch, h.Version, version)
 	case errors.Is(err, wire.ErrMalformed):
-		conn.CloseWithError(CodeProtocolViolation, "malformed server hello")
+		conn.CloseWithError(codeProtocolViolation, "malformed server hello")
 		return Session{}, fmt.Errorf("%w: %w", ErrProtocol, err)
 	case err != nil:
 		return Session{}, peerError(err)
@@ -398,10 +313,10 @@ func (c *Client) handshake(ctx context.Context, conn *quic.Conn, want uint32) (s
 		return Session{}, refusal
 	}
 	if err := nettime.ValidateRate(h.TickRate); err != nil {
-		conn.CloseWithError(CodeProtocolViolation, "invalid tick rate")
+		conn.CloseWithError(codeProtocolViolation, "invalid tick rate")
 		return Session{}, fmt.Errorf("%w: server hello: %w", ErrProtocol, err)
 	}
-	return Session{TickRate: h.TickRate, Epoch: h.Epoch, ServerTime: h.ServerTime, Mode: modeOf(conn)}, nil
+	return Session{TickRate: h.TickRate, Epoch: h.Epoch, HelloTime: h.ServerTime, Mode: modeOf(conn)}, nil
 }
 
 // peerError maps the error of a connection the server closed with one of
@@ -505,7 +420,7 @@ func (c *Client) receiveLoop(l *link, d *dispatcher) {
 				c.mu.Lock()
 				c.malformed++
 				c.mu.Unlock()
-				l.conn.CloseWithError(CodeProtocolViolation, err.Error())
+				l.conn.CloseWithError(codeProtocolViolation, err.Error())
 			}
 			return
 		}
@@ -569,7 +484,7 @@ func (c *Client) handlePong(b []byte, t4 time.Duration) {
 		(after.Samples-c.syncBase >= int64(c.cfg.BurstPings) || t4-c.syncFrom >= c.cfg.SyncTimeout)
 	switch {
 	case c.sys.Load() == nil:
-		c.pc.SetEstimate(e)
+		c.pc.setEstimate(e)
 		if !ready {
 			return
 		}
@@ -591,18 +506,10 @@ func (c *Client) handlePong(b []byte, t4 time.Duration) {
 		c.resyncing = false
 		c.log.Info("netclock: resynced with the restarted server", "samples", after.Samples-c.syncBase,
 			"offset", e.Offset, "rtt", e.RTT(), "error_bound", e.ErrorBound)
-		if c.drivenLocked() {
-			c.pending = &e // the driver loop reinitializes
-			return
-		}
-		// Nobody drives the System through the Client, so it cannot be
-		// reinitialized safely: the provider steps it at its next
-		// Advance (a ReasonHardReset).
-		c.pc.SetEstimate(e)
-	case c.pending != nil:
-		c.pending = &e
+		c.pc.restart(e)
+		c.sys.Load().RequestReinitialize()
 	default:
-		c.pc.SetEstimate(e)
+		c.pc.setEstimate(e)
 	}
 }
 
@@ -635,8 +542,7 @@ func (c *Client) checkDriftLocked(e provider.Estimate) {
 	}
 }
 
-// Session returns what the handshake of the current connection agreed (of
-// the last one while reconnecting).
+// Session returns what the current (or last) connection's handshake agreed.
 func (c *Client) Session() Session {
 	if l := c.link.Load(); l != nil {
 		return l.session
@@ -644,16 +550,12 @@ func (c *Client) Session() Session {
 	return Session{}
 }
 
-// Synced returns a channel closed once the client has a tick system: when
-// the start burst has been observed, or SyncTimeout after the first ping
-// if some of it was lost. It stays closed across reconnects. For a select;
-// WaitSynced is the same wait with a ctx and the System.
+// Synced returns a channel closed once the client is synced (the start
+// burst observed, or SyncTimeout after the first ping), for good.
 func (c *Client) Synced() <-chan struct{} { return c.synced }
 
-// WaitSynced waits until the client is synced (see Synced) and returns its
-// System. It returns at once if it already is. Otherwise the error wraps
-// ctx's if ctx ends first, or is Err's if the client stops first
-// (ErrClosed after Close).
+// WaitSynced waits until the client is synced and returns its System (at
+// once if it is). The error wraps ctx's, or is Err's if the client stops.
 func (c *Client) WaitSynced(ctx context.Context) (*ticksys.System, error) {
 	select {
 	case <-c.synced:
@@ -670,35 +572,29 @@ func (c *Client) WaitSynced(ctx context.Context) (*ticksys.System, error) {
 	}
 }
 
-// System returns the client's tick system, nil until synced: use
-// WaitSynced to wait for it. It runs at the server's tick rate with the
-// client's provider.Client, and stays the same System across reconnects.
-// The caller advances it (Advance from the game loop), or calls Run.
+// System returns the client's tick system, nil until synced (see
+// WaitSynced): the same System across reconnects.
 func (c *Client) System() *ticksys.System { return c.sys.Load() }
 
-// Provider returns the provider.Client steering the System; it holds the
-// estimate the System steers by and can compute the timelines' targets.
-func (c *Client) Provider() *provider.Client { return c.pc }
+// Provider returns the provider steering the System.
+func (c *Client) Provider() *provider.Steered { return c.pc.Steered }
 
-// Estimate returns the latest clock estimate (Valid is false before the
-// first pong, and again after a reconnect to a restarted server until its
-// first pong).
+// Estimate returns the latest clock estimate (Valid once a pong of the
+// current server came).
 func (c *Client) Estimate() provider.Estimate {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.est.Estimate()
 }
 
-// LocalTime returns the client clock: the clock the estimate's client
-// times refer to.
-func (c *Client) LocalTime() time.Duration { return c.clock() }
+// Clock returns the client's own clock, not synchronized (the clock of
+// Message.Received and of ClientConfig.Provider). It is not NGO's LocalTime:
+// that is the System's PredictedTime.
+func (c *Client) Clock() time.Duration { return c.clock() }
 
-// SharedTime returns the estimated server clock now (time since tick 0),
-// and false when the client is not synchronized (see
-// ClientStats.Synchronized): before the first estimate, while the
-// connection is down (reconnecting, or stopped) or the server silent for
-// a second, and after a reconnect to a restarted server until its first
-// pong. The System keeps ticking on its own meanwhile.
+// SharedTime returns the estimated server clock now (since tick 0), or
+// false while not ClientStats.Synchronized. The System keeps ticking
+// meanwhile.
 func (c *Client) SharedTime() (time.Duration, bool) {
 	if !c.linkUp() || c.silent() {
 		return 0, false
@@ -741,7 +637,7 @@ func (c *Client) Stats() ClientStats {
 		ClockJumps: es.Jumps, PathChanges: es.PathChanges,
 		BytesSent: c.bytesSent, BytesReceived: c.bytesRecv,
 		Reconnects: c.reconnects, ServerResets: c.resets, ReconnectFailures: c.failures, EpochChanges: c.epochs,
-		Reinitializations: c.reinits, DriftAlarm: c.driftAlarm, DriftAlarms: c.driftAlarms,
+		Reinitializations: c.pc.reinits.Load(), DriftAlarm: c.driftAlarm, DriftAlarms: c.driftAlarms,
 		MessagesSent: c.msgsSent, MessagesReceived: c.msgsRecv, MessagesDropped: c.msgsDropped,
 		MalformedMessages: c.msgsBad,
 	}
@@ -771,12 +667,10 @@ func (c *Client) Stats() ClientStats {
 	return st
 }
 
-// Run waits until the client is synced, then drives its System with
-// ticksys' tick-aligned driver (System.Run) on the client clock: it wakes
-// at each predicted tick start, until ctx ends or the client stops. It
-// returns ctx.Err(), or why the client stopped (see Err). Use it when no
-// game loop calls Advance; never both. After a reconnect to a restarted
-// server it reinitializes the System between two frames (see Advance).
+// Run waits for sync, then drives the System (ticksys' driver on the client
+// clock) until ctx ends or the client stops, returning ctx.Err() or Err.
+// It is for a client without a frame loop; never use it with Advance.
+// After a server restart the System reinitializes at its next frame.
 func (c *Client) Run(ctx context.Context) error {
 	select {
 	case <-c.synced:
@@ -785,27 +679,10 @@ func (c *Client) Run(ctx context.Context) error {
 	case <-c.ctx.Done():
 		return c.Err()
 	}
-	sys := c.sys.Load()
-	c.mu.Lock()
-	c.runners++
-	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		c.runners--
-		if !c.drivenLocked() && c.pending != nil {
-			// Nobody is left to reinitialize: let the provider step.
-			c.pc.SetEstimate(*c.pending)
-			c.pending = nil
-		}
-		c.mu.Unlock()
-	}()
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(c.ctx, cancel)()
-	err := sys.Run(runCtx, ticksys.DriverConfig{
-		Clock:      clientClock{read: c.clock},
-		AfterFrame: func() { c.reinitializeIfPending(sys) },
-	})
+	err := c.sys.Load().Run(runCtx, ticksys.DriverConfig{Clock: clientClock{read: c.clock}})
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
@@ -824,66 +701,13 @@ type clientClock struct {
 
 func (c clientClock) Now() time.Time { return time.Time{}.Add(c.read()) }
 
-// Advance advances the System, as System().Advance does, and returns the
-// number of tick events fired (0 before sync). The client clock is the one
-// source of elapsed time: the System moves by the time it moved since the
-// previous frame, and dt is advisory (see provider.Client). A
-// game loop that drives the System itself should call it instead of
-// System().Advance when Reconnect is set: after a reconnect to a restarted
-// server, it reinitializes the System right after advancing it, on the
-// game loop's goroutine (System.Reinitialize must not overlap Advance),
-// which fires a ResetEvent with ReasonReinitialize. A System advanced only
-// through System().Advance is stepped to the new server's timeline by the
-// provider instead, with a ReasonHardReset. The rules of System.Advance
-// apply.
-func (c *Client) Advance(dt time.Duration) int {
-	sys := c.sys.Load()
-	if sys == nil {
-		return 0
-	}
-	c.mu.Lock()
-	c.manual = true
-	c.mu.Unlock()
-	n := sys.Advance(dt)
-	c.reinitializeIfPending(sys)
-	return n
-}
-
-// drivenLocked reports whether the System is advanced through the Client
-// (Run or Advance), which can reinitialize it safely.
-func (c *Client) drivenLocked() bool { return c.runners > 0 || c.manual }
-
-// reinitializeIfPending hands the System a pending estimate of a
-// restarted server and reinitializes it. It runs on the driver's
-// goroutine, between Advances.
-func (c *Client) reinitializeIfPending(sys *ticksys.System) {
-	c.mu.Lock()
-	p := c.pending
-	c.pending = nil
-	if p != nil {
-		c.pc.SetEstimate(*p)
-		c.reinits++
-	}
-	c.mu.Unlock()
-	if p == nil {
-		return
-	}
-	// Logged first: the reset event fires inside Reinitialize, and what
-	// waits for it should find the log written.
-	c.log.Info("netclock: reinitializing the system on the restarted server's clock", "offset", p.Offset)
-	sys.Reinitialize()
-}
-
-// Done returns a channel closed when the client stops: Close was called,
-// or the connection ended (without Reconnect), or reconnecting failed for
-// good.
+// Done returns a channel closed when the client stops: Close, the
+// connection ended (without Reconnect), or reconnecting failed for good.
 func (c *Client) Done() <-chan struct{} { return c.ctx.Done() }
 
-// Err returns nil while the client runs (reconnecting included);
-// ErrClosed after Close; otherwise why the client stopped: why the
-// connection ended (a *quic.ApplicationError with CodeGoingAway when the
-// server shut down, a *quic.IdleTimeoutError, ...), or the error that made
-// reconnecting hopeless.
+// Err returns nil while the client runs (reconnecting included), ErrClosed
+// after Close, or why it stopped (a *quic.ApplicationError with
+// CodeGoingAway when the server shut down, a *quic.IdleTimeoutError, ...).
 func (c *Client) Err() error {
 	if c.ctx.Err() == nil {
 		return nil
@@ -894,16 +718,15 @@ func (c *Client) Err() error {
 	return context.Cause(c.ctx)
 }
 
-// Close closes the connection gracefully (CodeNoError), or stops
-// reconnecting, and waits for the client's goroutines. It closes the
-// socket if Dial created it. The System stays usable (it just gets no new
-// estimates); Run returns; Messages is closed. Close is idempotent.
+// Close closes the connection gracefully or stops reconnecting, and waits
+// for the client's goroutines; it closes the socket if Dial made it. Run
+// returns and Messages is closed; the System stays usable. Idempotent.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		c.closed.Store(true)
 		c.cancel(ErrClosed)
 		if l := c.link.Load(); l != nil && l.conn != nil {
-			l.conn.CloseWithError(CodeNoError, "client closing")
+			l.conn.CloseWithError(codeNoError, "client closing")
 		}
 		c.wg.Wait()
 		c.closeErr = c.tr.Close()

@@ -14,20 +14,14 @@ import (
 	"github.com/netclock/netclock/nettime"
 )
 
-// Messages returns the channel the server's messages arrive on, in order
-// per kind (reliable ones in send order; unreliable ones as they came),
-// unless ClientConfig.OnMessage takes them. It is closed when the client
-// stops. Read it promptly: see ClientConfig.MessageBuffer.
+// Messages returns the channel of the server's messages (unless
+// ClientConfig.OnMessage takes them), reliable ones in send order. It is
+// closed when the client stops. Read it promptly (MessageBuffer).
 func (c *Client) Messages() <-chan Message { return c.msgs }
 
-// Send sends m to the server (see Message: a zero Stamp is stamped with
-// the System's predicted time; Reliable chooses the stream). It never
-// waits for the network: a reliable message the server's flow control
-// cannot take now is not sent, and the error wraps ErrBackpressure. Other
-// errors wrap ErrTooLarge (also for a datagram QUIC cannot fit in a packet
-// on this path), ErrNotConnected while the client reconnects (nothing is
-// queued for later), ErrClosed after Close. A message sent is delivered,
-// if reliable, unless the connection is lost first.
+// Send sends m to the server without waiting for the network. Errors wrap
+// ErrBackpressure, ErrTooLarge, ErrNotConnected (reconnecting; nothing is
+// queued) or ErrClosed.
 func (c *Client) Send(m Message) error {
 	if m.Stamp.IsZero() {
 		m.Stamp = c.stampNow()
@@ -77,12 +71,9 @@ func (c *Client) stoppedErr() error {
 	return fmt.Errorf("%w: client stopped: %w", ErrNotConnected, context.Cause(c.ctx))
 }
 
-// Age returns how long ago stamp was in shared time: SharedTime now minus
-// the stamp, so a message stamped at the server's tick k has the age
-// server time now − tick k however long it took to arrive (a projectile
-// fired at k has flown that long), saturating at the range of
-// time.Duration. ok is false when SharedTime is (not synchronized) and for
-// the zero Time. The stamp's tick rate does not matter.
+// Age returns how long ago stamp was in shared time (SharedTime minus
+// stamp, saturating): a projectile stamped at launch has flown that long.
+// ok is false when SharedTime's is, and for the zero Time.
 func (c *Client) Age(stamp nettime.Time) (d time.Duration, ok bool) {
 	now, ok := c.SharedTime()
 	if !ok {

@@ -90,12 +90,11 @@ func (c *Client) adopt(l *link, attempts int) bool {
 		c.syncBase = c.est.Stats().Samples
 		c.syncFromSet = false
 		c.resyncing = c.sys.Load() != nil
-		c.pending = nil
 	}
 	c.mu.Unlock()
 	c.link.Store(l)
 	if c.ctx.Err() != nil { // Close may have missed l
-		l.conn.CloseWithError(CodeNoError, "client closing")
+		l.conn.CloseWithError(codeNoError, "client closing")
 		return false
 	}
 	c.log.Info("netclock: reconnected", "attempts", attempts, "epoch", l.session.Epoch,

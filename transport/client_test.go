@@ -80,11 +80,11 @@ func TestSeqTrackerWraps(t *testing.T) {
 // handlePong directly.
 func newBareClient(t *testing.T, logs *logBuffer, clock func() time.Duration) *Client {
 	t.Helper()
-	cfg, err := ClientConfig{Logger: logs.logger(), Provider: provider.ClientConfig{Clock: clock}}.resolve()
+	cfg, err := ClientConfig{Logger: logs.logger(), Provider: provider.SteeredConfig{Clock: clock}}.resolve()
 	if err != nil {
 		t.Fatal(err)
 	}
-	pc, err := provider.NewClient(cfg.Provider)
+	pc, err := provider.NewSteered(cfg.Provider)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func newBareClient(t *testing.T, logs *logBuffer, clock func() time.Duration) *C
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &Client{cfg: cfg, log: cfg.Logger, clock: clock, pc: pc, est: est, rate: 60,
+	c := &Client{cfg: cfg, log: cfg.Logger, clock: clock, pc: &restartable{Steered: pc, log: cfg.Logger}, est: est, rate: 60,
 		synced: make(chan struct{}), msgs: make(chan Message, cfg.MessageBuffer)}
 	c.link.Store(&link{session: Session{TickRate: 60, Mode: ModeDatagram, Epoch: 7}})
 	return c

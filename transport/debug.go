@@ -15,27 +15,11 @@ import (
 // debugpage.HistoryLen samples, the page charts the last five minutes.
 const sampleEvery = time.Second
 
-// DebugHandler returns the server's live view: an HTTP handler serving a
-// page that updates itself every second with every connected client's
-// RTT, one-way delays, jitter, offset, error bound, drift, time scale,
-// lead, interpolation delay, loss, quality, resets and recent events, as
-// a table and as charts of the last five minutes. The clients' own
-// figures come from the reports in their pings (ClientInfo.Report); the
-// RTT of a client that does not report is quic-go's. The page has no
-// external assets (it works offline) and fetches its data from its own
-// URL with ?format=json (the debugpage model: see the README), so mount
-// it at any path:
-//
-//	http.Handle("/debug/netclock/", srv.DebugHandler())
-//
-// From the first call on, the server keeps a history of one sample a
-// second for five minutes per client: 19,200 bytes per connected client
-// (about 19 MiB at 1000 clients), on top of what Server says a client
-// costs; MaxClients bounds the total. A server whose DebugHandler is never
-// called keeps none. The handler is safe for concurrent use; a request
-// copies each client's history under a lock the ping path holds only to
-// add a sample or a report (about twice a second), never for I/O. Don't
-// expose it to players: it shows every client's address.
+// DebugHandler returns the server's live view: a self-updating page of
+// every client's sync figures (from its reports, or quic-go's RTT) and
+// events, charted over five minutes; ?format=json gives the data. Mount it
+// at any path. From the first call the server keeps 19,200 bytes of
+// history per client. Don't show it to players: it lists their addresses.
 func (s *Server) DebugHandler() http.Handler {
 	s.recording.Store(true)
 	return debugpage.Handler(s.debugPage)
@@ -109,7 +93,7 @@ func (s *Server) debugPage() debugpage.Page {
 	}
 	s.mu.Unlock()
 	slices.SortFunc(scs, func(a, b *serverClient) int { return cmp.Compare(a.id, b.id) })
-	now := s.Now()
+	now := s.SharedTime()
 	st := s.Stats()
 	p := debugpage.Page{Role: "server", Now: now.Seconds(), TickRate: s.cfg.TickRate,
 		Epoch: fmt.Sprintf("%016x", s.epoch), Clients: make([]debugpage.Client, 0, len(scs)),

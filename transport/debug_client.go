@@ -8,12 +8,8 @@ import (
 	"github.com/netclock/netclock/internal/debugpage"
 )
 
-// DebugHandler returns the client's live view: the page of
-// Server.DebugHandler for this one client, from its own estimate and
-// provider (one sample a second for five minutes, kept from Dial on:
-// 19,200 bytes), with its own counts in the header. Mount it at any path;
-// it is safe for concurrent use and never holds the client's lock for
-// more than a copy.
+// DebugHandler returns the client's live view: Server.DebugHandler's page
+// for this client alone, from its own estimate (19,200 bytes of history).
 func (c *Client) DebugHandler() http.Handler { return debugpage.Handler(c.debugPage) }
 
 // debugPage is the client's JSON document.

@@ -19,9 +19,9 @@ import (
 // measured in this process: the server clock minus the client clock, the
 // client clock read on both sides of the server clock.
 func offsetError(srv *Server, c *Client) (errOff, trueOff time.Duration) {
-	a := c.LocalTime()
-	s := srv.Now()
-	b := c.LocalTime()
+	a := c.Clock()
+	s := srv.SharedTime()
+	b := c.Clock()
 	mid := a + (b-a)/2
 	return c.Estimate().ServerTime(mid) - s, s - mid
 }
@@ -56,8 +56,8 @@ func TestEndToEnd(t *testing.T) {
 	if sess.TickRate != 60 || sess.Epoch != srv.Epoch() || sess.Epoch == 0 || sess.Mode != ModeDatagram {
 		t.Errorf("session %+v, want 60 Hz, epoch %d, datagram mode", sess, srv.Epoch())
 	}
-	if sess.ServerTime < start {
-		t.Errorf("hello server time %v before the server's start %v", sess.ServerTime, start)
+	if sess.HelloTime < start {
+		t.Errorf("hello server time %v before the server's start %v", sess.HelloTime, start)
 	}
 	if c.System() != nil {
 		select {
@@ -85,7 +85,7 @@ func TestEndToEnd(t *testing.T) {
 	leads := make(chan time.Duration, 256)
 	c.System().OnNetworkTick(func(ev ticksys.TickEvent) {
 		select {
-		case leads <- ev.Predicted.Duration() - srv.Now():
+		case leads <- ev.Predicted.Duration() - srv.SharedTime():
 		default:
 		}
 	})
@@ -395,8 +395,8 @@ func TestHelloTimeout(t *testing.T) {
 	// Say nothing: the server gives up and says why.
 	await(t, raw.Context().Done(), 5*time.Second, "the server to close the silent connection")
 	var ae *quic.ApplicationError
-	if err := context.Cause(raw.Context()); !errors.As(err, &ae) || ae.ErrorCode != CodeProtocolViolation {
-		t.Errorf("connection closed with %v, want CodeProtocolViolation", err)
+	if err := context.Cause(raw.Context()); !errors.As(err, &ae) || ae.ErrorCode != codeProtocolViolation {
+		t.Errorf("connection closed with %v, want codeProtocolViolation", err)
 	}
 	if ss := srv.Stats(); ss.Failed != 1 {
 		t.Errorf("server stats %+v, want one failed", ss)
@@ -415,7 +415,7 @@ func TestConfigErrors(t *testing.T) {
 	if _, err := Dial(ctx, "127.0.0.1:1", ClientConfig{PingInterval: -1}); !errors.Is(err, ErrInvalidConfig) {
 		t.Errorf("Dial with negative interval = %v, want ErrInvalidConfig", err)
 	}
-	if _, err := Dial(ctx, "127.0.0.1:1", ClientConfig{Provider: provider.ClientConfig{MaxScaleDeviation: 0.9}}); !errors.Is(err, ErrInvalidConfig) {
+	if _, err := Dial(ctx, "127.0.0.1:1", ClientConfig{Provider: provider.SteeredConfig{MaxScaleDeviation: 0.9}}); !errors.Is(err, ErrInvalidConfig) {
 		t.Errorf("Dial with a bad provider config = %v, want ErrInvalidConfig", err)
 	}
 }

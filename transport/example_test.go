@@ -46,7 +46,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	sys.OnNetworkTick(func(ev ticksys.TickEvent) { /* predict at ev.Predicted, interpolate at ev.Server */ })
-	go c.Run(ctx) // or call c.Advance(frameTime) from the game loop
+	go c.Run(ctx) // or sys.Advance(frameTime) in the game loop
 	fmt.Println("client ticks at", sys.TickRate(), "Hz")
 
 	// Stamped with the client's predicted time: the tick the server should

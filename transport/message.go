@@ -14,46 +14,30 @@ import (
 	"github.com/netclock/netclock/nettime"
 )
 
-// Message is a user message carried over a netclock connection: what
-// Client.Send and Server.Send take, and what the receiver gets.
-//
-// Sends never wait for the network, on either end: a game's tick loop
-// must not stall on a slow peer. A reliable message that QUIC's flow
-// control cannot take whole right now (the peer is not reading fast
-// enough) is not sent, and the error wraps ErrBackpressure: drop it, send
-// it again next tick, or drop the peer. An unreliable message is handed
-// to QUIC as a datagram, which may be lost.
+// Message is a game message, sent and received the same way on both ends.
+// Sends never wait for the network, so a tick loop never stalls on a slow
+// peer: a reliable message the peer's flow control cannot take whole now
+// fails with ErrBackpressure (drop it, resend next tick, or drop the peer).
 type Message struct {
-	// Stamp is the network time the message belongs to. On send, the zero
-	// Time means now: the client's predicted time (the tick the server
-	// should apply it in; inside a tick callback, that tick), or the
-	// server's server time; a client stamps the zero Time before sync. On
-	// receipt, as the sender stamped it.
+	// Stamp is the network time the message belongs to. Zero on send means
+	// now: the System's PredictedTime on a client (zero before sync), its
+	// ServerTime on the server; inside a tick callback, that tick.
 	Stamp nettime.Time
-	// Payload is the message: at most MaxReliablePayload bytes if
-	// Reliable, MaxUnreliablePayload if not (ErrTooLarge). Sending does
-	// not keep it; received messages own theirs.
+	// Payload: at most MaxReliablePayload or MaxUnreliablePayload bytes.
+	// Send does not keep it; a received message owns its own.
 	Payload []byte
-	// Reliable, on send, asks for the reliable stream: in order,
-	// retransmitted until delivered. Otherwise the message travels as a
-	// QUIC datagram: unordered, maybe lost, never late because of a
-	// retransmission (in ModeStream it takes the stream). On receipt, it
-	// reports which way the message came.
+	// Reliable: ordered and retransmitted on a stream. Otherwise a QUIC
+	// datagram: unordered, maybe lost, never late from a retransmission.
 	Reliable bool
-	// Received is the receiver's local clock when the message arrived: the
-	// server clock (Server.Now) on the server, the client clock
-	// (Client.LocalTime) on a client. Not sent on the wire.
+	// Received is the receiver's clock when it arrived (Server.SharedTime,
+	// or Client.Clock); not sent.
 	Received time.Duration
 }
 
-// Sizes of user messages' payloads, in bytes.
+// Payload limits, in bytes. An unreliable message with its header fits a
+// QUIC datagram in a 1200-byte packet, which every QUIC path carries.
 const (
-	// MaxReliablePayload is the largest payload of a reliable message
-	// (64 KiB). It bounds what a peer can make the receiver buffer.
-	MaxReliablePayload = 64 << 10
-	// MaxUnreliablePayload is the largest payload of an unreliable
-	// message (1085 bytes): with its header it fits a QUIC datagram in a
-	// 1200-byte packet, the size every QUIC path carries.
+	MaxReliablePayload   = 64 << 10
 	MaxUnreliablePayload = 1085
 )
 

@@ -132,8 +132,8 @@ func TestMessages(t *testing.T) {
 				t.Run(tc.name, func(t *testing.T) {
 					payload := []byte("payload of " + tc.name)
 					var got Message
-					before := srv.Now()
-					localBefore := c.LocalTime()
+					before := srv.SharedTime()
+					localBefore := c.Clock()
 					var wantStamp nettime.Time
 					msg := Message{Payload: payload, Reliable: tc.reliable}
 					if tc.stamp != nil {
@@ -147,13 +147,13 @@ func TestMessages(t *testing.T) {
 							t.Errorf("from client %d, want %d", fc.id, id)
 						}
 						got = fc.m
-						if got.Received < before || got.Received > srv.Now() {
+						if got.Received < before || got.Received > srv.SharedTime() {
 							t.Errorf("received at %v on the server clock, not in [%v, now]", got.Received, before)
 						}
 					} else {
 						got = receive(t, c.Messages(), !tc.reliable, withPayload(payload),
 							func() error { return srv.Send(id, msg) })
-						if got.Received < localBefore || got.Received > c.LocalTime() {
+						if got.Received < localBefore || got.Received > c.Clock() {
 							t.Errorf("received at %v on the client clock, not in [%v, now]", got.Received, localBefore)
 						}
 					}
@@ -344,9 +344,9 @@ func TestAge(t *testing.T) {
 		want   time.Duration
 		wantOK bool
 	}{
-		{"100ms ago", func() nettime.Time { return nettime.New(60, srv.Now()-100*time.Millisecond) }, 100 * time.Millisecond, true},
-		{"another rate", func() nettime.Time { return nettime.New(128, srv.Now()-time.Second) }, time.Second, true},
-		{"in the future", func() nettime.Time { return nettime.New(60, srv.Now()+50*time.Millisecond) }, -50 * time.Millisecond, true},
+		{"100ms ago", func() nettime.Time { return nettime.New(60, srv.SharedTime()-100*time.Millisecond) }, 100 * time.Millisecond, true},
+		{"another rate", func() nettime.Time { return nettime.New(128, srv.SharedTime()-time.Second) }, time.Second, true},
+		{"in the future", func() nettime.Time { return nettime.New(60, srv.SharedTime()+50*time.Millisecond) }, -50 * time.Millisecond, true},
 		{"zero", func() nettime.Time { return nettime.Time{} }, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -568,5 +568,42 @@ func TestLargestReliableAfterAnyFill(t *testing.T) {
 		for range fill + 1 {
 			await(t, fromClients, 5*time.Second, "the server to read the messages")
 		}
+	}
+}
+
+// TestOnMessageSubscribers subscribes two handlers: each gets every
+// message; after one cancels, only the other; with none, messages are
+// dropped and counted. Reliable messages, so none is lost on the way.
+func TestOnMessageSubscribers(t *testing.T) {
+	srv := startServer(t, ServerConfig{})
+	a, b := make(chan string, 8), make(chan string, 8)
+	cancelA := srv.OnMessage(func(_ ClientID, m Message) { a <- string(m.Payload) })
+	cancelB := srv.OnMessage(func(_ ClientID, m Message) { b <- string(m.Payload) })
+	c := syncedClient(t, srv, ClientConfig{})
+	send := func(s string) {
+		t.Helper()
+		if err := c.Send(Message{Payload: []byte(s), Reliable: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send("one")
+	if ga, gb := await(t, a, 5*time.Second, "a: one"), await(t, b, 5*time.Second, "b: one"); ga != "one" || gb != "one" {
+		t.Fatalf("got %q and %q, want one twice", ga, gb)
+	}
+	cancelA()
+	cancelA() // idempotent
+	send("two")
+	if gb := await(t, b, 5*time.Second, "b: two"); gb != "two" {
+		t.Fatalf("b got %q, want two", gb)
+	}
+	cancelB()
+	send("three")
+	eventually(t, 5*time.Second, "the message dropped", func() bool { return srv.Stats().MessagesDropped == 1 })
+	select {
+	case m := <-a:
+		t.Errorf("a got %q after cancel", m)
+	case m := <-b:
+		t.Errorf("b got %q after cancel", m)
+	default:
 	}
 }

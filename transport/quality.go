@@ -5,66 +5,31 @@ import (
 	"time"
 )
 
-// Quality grades a client's connection for its clock: what a game shows
-// as a connection indicator (Mirror's ConnectionQuality plays this part;
-// FishNet users build one from its RTT updates). It is computed from the error bound, the round-trip
-// ping loss over the last 100 pings and the jitter (see the thresholds
-// below), with hysteresis: it drops as soon as a threshold is crossed, and
-// rises only after the better grade has held with a margin for
-// QualityRiseHold. ClientStats.Quality, ClientInfo.Quality and
-// ClientConfig.OnQualityChange report it.
+// Quality grades a client's connection for its clock, like Mirror's
+// ConnectionQuality: from its error bound, jitter and loss of the last 100
+// pings. A grade drops at once; it rises only after holding.
 type Quality uint8
 
+// The grades.
 const (
-	// QualityUnknown: not synced yet (Client.Synced: the start burst is
-	// being observed), and after a reconnect to a restarted server until
-	// the client resynced.
-	QualityUnknown Quality = iota
-	// QualityPoor: over a Fair threshold, or not synchronized (the link
-	// down or the server silent) after having been.
-	QualityPoor
-	// QualityFair: within every Fair threshold.
-	QualityFair
-	// QualityGood: within every Good threshold.
-	QualityGood
+	QualityUnknown Quality = iota // not synced yet, or resyncing after a server restart
+	QualityPoor                   // over a Fair limit, or not synchronized any more
+	QualityFair                   // within every Fair limit
+	QualityGood                   // within every Good limit
 )
 
-// Thresholds of the grades: a connection is Good when all three of its
-// error bound, loss and jitter are within the Good limits, Fair when all
-// are within the Fair ones, Poor otherwise. The bound matters most for a
-// clock: 2 ms is an eighth of a 60 Hz tick, invisible; 10 ms is most of
-// half a tick, where inputs start to land a tick off. Loss of 2% and
-// jitter of 10 ms are what home broadband shows on a good day (Unity's
-// Home Broadband preset: 32±12 ms, 2%); 10% and 40 ms are past Unreal's
-// "Bad" profile (100–200 ms, 5%) in loss, near it in jitter. For scale:
-// Mirror's simple heuristic grades by RTT and jitter only (good up to
-// 200 ms RTT and 200 ms jitter, fair up to 400 and 500); netclock grades
-// what the clock suffers from, and leaves RTT to the game.
+// The grades' limits on error bound, loss (a fraction of the last 100
+// pings) and jitter, all three to be met; a rise needs them met at
+// QualityRiseMargin times the limits for QualityRiseHold.
 const (
-	// QualityGoodBound is the largest error bound of a Good connection.
-	QualityGoodBound = 2 * time.Millisecond
-	// QualityGoodLoss is the largest ping loss of a Good connection, as a
-	// fraction of the last 100 pings.
-	QualityGoodLoss = 0.02
-	// QualityGoodJitter is the largest jitter of a Good connection.
+	QualityGoodBound  = 2 * time.Millisecond
+	QualityGoodLoss   = 0.02
 	QualityGoodJitter = 10 * time.Millisecond
-	// QualityFairBound is the largest error bound of a Fair connection.
-	QualityFairBound = 10 * time.Millisecond
-	// QualityFairLoss is the largest ping loss of a Fair connection.
-	QualityFairLoss = 0.10
-	// QualityFairJitter is the largest jitter of a Fair connection.
+	QualityFairBound  = 10 * time.Millisecond
+	QualityFairLoss   = 0.10
 	QualityFairJitter = 40 * time.Millisecond
-)
-
-// Hysteresis of Quality: to rise a grade, the bound, loss and jitter must
-// all be below QualityRiseMargin times the better grade's limits, for
-// QualityRiseHold without a break. Dropping a grade is immediate.
-const (
-	// QualityRiseMargin scales the better grade's limits a rise must
-	// stay within.
 	QualityRiseMargin = 0.8
-	// QualityRiseHold is how long it must stay within them.
-	QualityRiseHold = 3 * time.Second
+	QualityRiseHold   = 3 * time.Second
 )
 
 // String returns "unknown", "poor", "fair" or "good".
@@ -85,19 +50,14 @@ func (q Quality) String() string {
 // MarshalText encodes the quality as its String, for JSON and logs.
 func (q Quality) MarshalText() ([]byte, error) { return []byte(q.String()), nil }
 
-// QualityChange is the event of a client's Quality changing.
+// QualityChange is a change of a client's Quality and what it was graded
+// on.
 type QualityChange struct {
-	// From and To are the grades before and after.
-	From, To Quality
-	// At is the client clock (ClientConfig.Provider.Clock) when the
-	// change was seen.
-	At time.Duration
-	// ErrorBound, Jitter and Loss are the values it was graded on; Loss
-	// is the fraction of the last 100 pings lost (0 to 1).
+	From, To           Quality
+	At                 time.Duration // the client clock (Client.Clock)
 	ErrorBound, Jitter time.Duration
-	Loss               float64
-	// Synchronized is ClientStats.Synchronized then.
-	Synchronized bool
+	Loss               float64 // of the last 100 pings, 0 to 1
+	Synchronized       bool    // ClientStats.Synchronized
 }
 
 // qualityInput is what a grade is computed from.

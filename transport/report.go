@@ -9,40 +9,22 @@ import (
 	"github.com/netclock/netclock/provider/clocksync"
 )
 
-// SyncReport is a client's sync quality as the client reported it: each
-// client attaches one to about one ping a second, so the server knows
-// every client's clock (ClientInfo.Report, Server.DebugHandler).
+// SyncReport is a client's sync state as it reports it in a ping, about
+// once a second. Durations are to the microsecond.
 type SyncReport struct {
-	// At is the server clock when the report arrived.
-	At time.Duration
-	// Synchronized is the client's ClientStats.Synchronized.
-	Synchronized bool
-	// State is the client's estimator state.
-	State clocksync.State
-	// Quality is the client's connection quality.
-	Quality Quality
-	// Loss is the fraction of the client's last 100 pings that got no
-	// pong (0 to 1, in steps of 0.001).
-	Loss float64
-	// ErrorBound, Jitter, Uplink and Downlink are the client's estimate's
-	// (see provider.Estimate), to the microsecond.
-	ErrorBound, Jitter, Uplink, Downlink time.Duration
-	// Lead is how far the client's predicted time runs ahead of shared
-	// time (its uplink plus its provider's server buffer, less what is
-	// still being slewed); InterpolationDelay how far its server time
-	// runs behind shared time (downlink plus client buffer). To the
-	// microsecond.
-	Lead, InterpolationDelay time.Duration
-	// Offset is the client's estimate of the server clock minus its own.
-	Offset time.Duration
-	// DriftPPM is the estimated drift of the server clock against the
-	// client's, in ppm (to 0.001 ppm).
-	DriftPPM float64
-	// PredictedScale and ServerScale are the client's time scales (1 is
-	// nominal; see ClientStats).
-	PredictedScale, ServerScale float64
-	// Resets counts the client System's reset events.
-	Resets int64
+	At           time.Duration   // the server clock at arrival
+	Synchronized bool            // ClientStats.Synchronized
+	State        clocksync.State // the estimator's
+	Quality      Quality
+	Loss         float64 // of the last 100 pings, 0 to 1 (steps of 0.001)
+	// The estimate (provider.Estimate); drift in ppm, to 0.001.
+	ErrorBound, Jitter, Uplink, Downlink, Offset time.Duration
+	DriftPPM                                     float64
+	// How far predicted time runs ahead of shared time (uplink plus server
+	// buffer, less what is still slewed), and server time behind it.
+	Lead, InterpolationDelay    time.Duration
+	PredictedScale, ServerScale float64 // as in ClientStats
+	Resets                      int64   // the System's reset events
 }
 
 // syncReportOf converts a wire report that arrived at server time at.

@@ -28,72 +28,31 @@ const refuseGrace = time.Second
 
 // ServerStats are running counts of a Server.
 type ServerStats struct {
-	// Clients is the number of clients connected now (handshake done).
-	Clients int
-	// StreamClients is how many of them ping over the stream fallback
-	// because datagrams were not negotiated.
-	StreamClients int
-	// Accepted counts handshakes that succeeded.
-	Accepted int64
-	// Refused counts handshakes refused: version or tick rate mismatch,
-	// server full.
-	Refused int64
-	// AdmissionRefused counts connection attempts refused before their
-	// TLS handshake: too many from one address (MaxClientsPerSource), over
-	// HandshakeRate, the server at capacity, or refused by Admit. It
-	// counts Initial packets: an attempt whose client hello spans two
-	// packets may count twice.
-	AdmissionRefused int64
-	// AddressValidations counts the times new attempts were asked to
-	// prove their address first (a QUIC Retry), the server being under
-	// load.
-	AddressValidations int64
-	// Connections is the number of connections admitted and not ended:
-	// handshaking, saying hello, or connected.
+	// Clients connected now (handshake done), and those of them pinging
+	// over the stream fallback.
+	Clients, StreamClients int
+	// Handshakes accepted, and refused (version, tick rate, server full).
+	Accepted, Refused int64
+	// Attempts refused before their TLS handshake (admission limits or
+	// Admit; counted per Initial packet, so an attempt may count twice),
+	// and attempts asked to prove their address first (a QUIC Retry).
+	AdmissionRefused, AddressValidations int64
+	// Connections admitted and not ended (handshaking or connected).
 	Connections int
-	// Failed counts connections dropped before a valid hello: timeout,
-	// malformed hello, closed by the peer.
-	Failed int64
-	// ALPNMismatches counts TLS handshakes failed because the client did
-	// not offer ALPN "netclock/1".
-	ALPNMismatches int64
-	// Pings counts pings answered.
-	Pings int64
-	// Malformed counts datagrams and frames dropped as malformed,
-	// messages included.
-	Malformed int64
-	// MessagesReceived and MessagesSent count user messages, both kinds.
-	MessagesReceived, MessagesSent int64
-	// MessagesDropped counts received messages not delivered: no
-	// OnMessage handler, or unreliable ones arriving faster than it
-	// returns.
-	MessagesDropped int64
-	// BytesSent and BytesReceived are the QUIC bytes (UDP payloads,
-	// retransmissions included) of every client served, connected or
-	// gone, from quic-go's ConnectionStats.
+	// Connections dropped before a valid hello (timeout, malformed,
+	// closed), and TLS handshakes failed on ALPN.
+	Failed, ALPNMismatches int64
+	// Pings answered; datagrams and frames dropped as malformed.
+	Pings, Malformed int64
+	// Game messages, both kinds; received ones not delivered (no
+	// OnMessage, or unreliable ones arriving faster than it returns).
+	MessagesReceived, MessagesSent, MessagesDropped int64
+	// UDP payload bytes of every client served, from quic-go.
 	BytesSent, BytesReceived uint64
 }
 
 // Server is the authority of a netclock session: it owns the server clock
 // and tick system and answers the clients' pings.
-//
-// Memory per connection is bounded whatever a client sends. An idle
-// client costs about 80 KiB (quic-go's connection state, TLS, five
-// goroutines). On top of that a client can make the server hold at most:
-// stream data not read yet, within the server's connection receive window
-// (96 KiB unless QUICConfig sets it); one
-// partially received reliable message (a client may open one message
-// stream at a time; the buffer grows with the bytes that arrive, at most
-// 64 KiB, for at most FrameTimeout); 64 KiB of unreliable messages waiting
-// for a slow OnMessage handler; and quic-go's queue of 128 datagrams
-// (about 180 KiB) while the server falls behind reading them: under
-// 500 KiB in all. Bytes after the hello are discarded as they arrive, and
-// a stream the protocol does not have closes the connection. The
-// connections that exist at once are bounded by ServerConfig.MaxClients
-// plus HandshakeRate (see there), and refused attempts cost no connection
-// state. Each client's latest sync report (ClientInfo.Report) and its last
-// 16 events for the live view take about 1 KiB more; once DebugHandler has
-// been called, its five-minute history 19,200 bytes more.
 type Server struct {
 	cfg     ServerConfig
 	log     *slog.Logger
@@ -106,7 +65,8 @@ type Server struct {
 	epoch   uint64
 	origin  atomic.Pointer[time.Time] // the server clock's zero; nil before Serve
 
-	onMessage atomic.Pointer[func(ClientID, Message)]
+	msgSubs   atomic.Pointer[[]*msgSub] // written under subMu
+	subMu     sync.Mutex
 	recording atomic.Bool // DebugHandler was called: keep each client's history
 
 	mu        sync.Mutex
@@ -129,8 +89,8 @@ type Server struct {
 	msgsRecv, msgsSent, msgsDropped                   atomic.Int64
 }
 
-// Listen listens for UDP on addr ("host:port"; port 0 picks one) and
-// returns a Server on it. Close closes the socket.
+// Listen returns a Server on a UDP socket bound to addr ("host:port"; port
+// 0 picks one), which Close closes.
 func Listen(addr string, cfg ServerConfig) (*Server, error) {
 	conn, err := net.ListenPacket("udp", addr)
 	if err != nil {
@@ -145,9 +105,8 @@ func Listen(addr string, cfg ServerConfig) (*Server, error) {
 	return s, nil
 }
 
-// NewServer returns a Server on conn, which it must be the only user of.
-// Close does not close conn. QUIC handshakes start right away; clients are
-// served once Serve runs.
+// NewServer returns a Server on conn, which it must be the only user of
+// (Close does not close it).
 func NewServer(conn net.PacketConn, cfg ServerConfig) (*Server, error) {
 	return newServer(&quic.Transport{Conn: conn, ConnectionIDLength: serverConnIDLen}, true, cfg)
 }
@@ -159,16 +118,10 @@ func NewServer(conn net.PacketConn, cfg ServerConfig) (*Server, error) {
 // draw the reset that tells a client its server restarted.
 const serverConnIDLen = 16
 
-// NewServerTransport returns a Server listening on tr, a quic-go transport
-// of the caller's that has not been used yet (no Listen or Dial), for
-// settings NewServer does not offer (TokenGeneratorKey, a Tracer, a
-// socket shared with Dials, ...). Give tr a ConnectionIDLength of at least
-// 12 (NewServer uses 16): with quic-go's default of 4, a client's pings are
-// too short to draw a stateless reset (see StatelessResetKey). If tr has no
-// StatelessResetKey, the server sets ServerConfig's. The server adds its admission control to
-// tr before using it: its ConnContext runs first and then tr's own, if
-// set; tr's VerifySourceAddress, if set, is asked too (either may ask for
-// a Retry). Close does not close tr.
+// NewServerTransport returns a Server on tr, an unused quic.Transport, for
+// settings NewServer lacks. Give tr a ConnectionIDLength of at least 12 (for
+// stateless resets); its own ConnContext and VerifySourceAddress run after
+// the server's admission. Close does not close tr.
 func NewServerTransport(tr *quic.Transport, cfg ServerConfig) (*Server, error) {
 	return newServer(tr, false, cfg)
 }
@@ -179,7 +132,7 @@ func newServer(tr *quic.Transport, own bool, cfg ServerConfig) (*Server, error) 
 	if err != nil {
 		return nil, err
 	}
-	sys, err := ticksys.New(ticksys.Config{TickRate: cfg.TickRate, Provider: provider.Server{},
+	sys, err := ticksys.New(ticksys.Config{TickRate: cfg.TickRate, Provider: provider.Constant{},
 		Start: cfg.Start, Logger: cfg.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
@@ -252,22 +205,19 @@ func (s *Server) tlsConfig() *tls.Config {
 // Addr returns the address the server listens on.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
-// System returns the server's tick system (provider.Server, the server's
-// tick rate). Serve drives it with ticksys' Run loop; subscribe to its
-// events before or while Serve runs. Don't call its Advance.
+// System returns the server's tick system, which Serve drives: subscribe
+// to its events, never call its Advance.
 func (s *Server) System() *ticksys.System { return s.sys }
 
-// TickRate returns the server's tick rate in ticks per second.
+// TickRate returns the session's tick rate, in ticks per second.
 func (s *Server) TickRate() uint32 { return s.cfg.TickRate }
 
-// Epoch returns the session epoch, random per server, sent in every
-// server hello.
+// Epoch returns the server's session epoch, random per run.
 func (s *Server) Epoch() uint64 { return s.epoch }
 
-// Now returns the server clock: the server time since tick 0, read from the
-// monotonic clock (not quantized to ticks). It is ServerConfig.Start until
-// Serve starts the clock. Pongs carry its readings.
-func (s *Server) Now() time.Duration {
+// SharedTime returns the server clock now (since tick 0): what clients'
+// SharedTime estimates. It is ServerConfig.Start until Serve starts it.
+func (s *Server) SharedTime() time.Duration {
 	o := s.origin.Load()
 	if o == nil {
 		return s.cfg.Start
@@ -312,9 +262,8 @@ func (c *originClock) Now() time.Time {
 }
 
 // Serve starts the server clock and tick system and serves clients until
-// ctx ends or Close is called. It returns ctx.Err() or ErrServerClosed;
-// every connection it accepted is closed and every goroutine it started
-// has ended by then. Serve runs once: the listener does not outlive it.
+// ctx ends or Close; it returns ctx.Err() or ErrServerClosed, with every
+// connection closed and goroutine ended. It runs once.
 func (s *Server) Serve(ctx context.Context) error {
 	s.mu.Lock()
 	switch {
@@ -417,9 +366,9 @@ func (s *Server) stopConns() {
 	}
 }
 
-// Close shuts the server down gracefully: it stops Serve, closes every
-// connection with CodeGoingAway, and waits for every goroutine the server
-// started. It closes the socket if Listen created it. Close is idempotent.
+// Close stops Serve, closes every connection with CodeGoingAway, and waits
+// for the server's goroutines; it closes the socket if Listen made it.
+// Idempotent.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		s.mu.Lock()
@@ -469,7 +418,7 @@ func (s *Server) handle(ctx context.Context, conn *quic.Conn) {
 	} else {
 		err = s.serveStream(ctx, sc, &wg)
 	}
-	conn.CloseWithError(CodeNoError, "")
+	conn.CloseWithError(codeNoError, "")
 	wg.Wait()
 	sc.log.Info("netclock: client disconnected", "reason", err)
 }
@@ -477,7 +426,7 @@ func (s *Server) handle(ctx context.Context, conn *quic.Conn) {
 // register gives a client that passed the handshake its ID and handle.
 func (s *Server) register(conn *quic.Conn, log *slog.Logger) *serverClient {
 	sc := &serverClient{conn: conn, mode: modeOf(conn), since: time.Now()}
-	sc.events.Add(debugpage.Event{T: s.Now().Seconds(), What: "connected, pings by " + sc.mode.String()})
+	sc.events.Add(debugpage.Event{T: s.SharedTime().Seconds(), What: "connected, pings by " + sc.mode.String()})
 	s.mu.Lock()
 	s.lastID++
 	sc.id = s.lastID
@@ -510,7 +459,7 @@ func (s *Server) handshake(ctx context.Context, conn *quic.Conn, log *slog.Logge
 	fail := func(err error) error {
 		s.failed.Add(1)
 		log.Info("netclock: handshake failed", "err", err)
-		conn.CloseWithError(CodeProtocolViolation, err.Error())
+		conn.CloseWithError(codeProtocolViolation, err.Error())
 		return err
 	}
 	hctx, cancel := context.WithTimeout(ctx, s.cfg.HelloTimeout)
@@ -541,7 +490,7 @@ func (s *Server) handshake(ctx context.Context, conn *quic.Conn, log *slog.Logge
 		reply.Status = wire.StatusServerFull
 		why = fmt.Sprintf("server full: %d clients", s.cfg.MaxClients)
 	}
-	reply.ServerTime = s.Now()
+	reply.ServerTime = s.SharedTime()
 	_, werr := str.Write(wire.AppendServerHello(nil, reply))
 	str.Close() // phase 1 sends nothing more on the control stream
 	if reply.Status != wire.StatusOK {
@@ -591,7 +540,7 @@ func (s *Server) serveDatagrams(sc *serverClient, d *dispatcher) error {
 	out := make([]byte, 0, wire.PongLen)
 	for {
 		b, err := conn.ReceiveDatagram(context.Background())
-		t2 := s.Now() // T2 first: nothing may sit between arrival and stamp
+		t2 := s.SharedTime() // T2 first: nothing may sit between arrival and stamp
 		if err != nil {
 			return err
 		}
@@ -606,7 +555,7 @@ func (s *Server) serveDatagrams(sc *serverClient, d *dispatcher) error {
 			continue
 		}
 		pong := wire.Pong{Seq: ping.Seq, ClientSend: ping.ClientSend, ServerReceive: t2}
-		pong.ServerSend = s.Now() // T3 last: right before the send
+		pong.ServerSend = s.SharedTime() // T3 last: right before the send
 		out = wire.AppendPong(out[:0], pong)
 		if err := conn.SendDatagram(out); err != nil {
 			if conn.Context().Err() != nil {
@@ -636,11 +585,11 @@ func (s *Server) serveStream(ctx context.Context, sc *serverClient, wg *sync.Wai
 	out := make([]byte, 0, wire.PongLen+2)
 	for {
 		payload, err := wire.ReadFrame(str, buf)
-		t2 := s.Now()
+		t2 := s.SharedTime()
 		if err != nil {
 			if errors.Is(err, wire.ErrMalformed) { // the stream is out of step for good
 				s.malformed.Add(1)
-				conn.CloseWithError(CodeProtocolViolation, err.Error())
+				conn.CloseWithError(codeProtocolViolation, err.Error())
 			}
 			return err
 		}
@@ -651,7 +600,7 @@ func (s *Server) serveStream(ctx context.Context, sc *serverClient, wg *sync.Wai
 			continue
 		}
 		pong := wire.Pong{Seq: ping.Seq, ClientSend: ping.ClientSend, ServerReceive: t2}
-		pong.ServerSend = s.Now()
+		pong.ServerSend = s.SharedTime()
 		pongBuf = wire.AppendPong(pongBuf[:0], pong)
 		out = wire.AppendFrame(out[:0], pongBuf)
 		if _, err := str.Write(out); err != nil {
@@ -677,5 +626,5 @@ func (s *Server) refuseStreams(sc *serverClient) {
 	str.CancelWrite(streamCodeDone)
 	s.malformed.Add(1)
 	sc.log.Warn("netclock: client opened a stream the protocol does not have; connection closed")
-	sc.conn.CloseWithError(CodeProtocolViolation, "unexpected bidirectional stream")
+	sc.conn.CloseWithError(codeProtocolViolation, "unexpected bidirectional stream")
 }

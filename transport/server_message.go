@@ -21,42 +21,23 @@ import (
 	"github.com/netclock/netclock/nettime"
 )
 
-// ClientID identifies a client connected to a Server. IDs count up from 1
-// and are never reused by a Server: a client that reconnects gets a new
-// one.
+// ClientID identifies a client connected to a Server: counting up from 1,
+// never reused (a client that reconnects gets a new one).
 type ClientID uint64
 
 // ClientInfo describes a connected client.
 type ClientInfo struct {
-	// ID identifies the client in Send and OnMessage.
-	ID ClientID
-	// Remote is the client's address.
-	Remote net.Addr
-	// Mode is how its pings travel.
-	Mode Mode
-	// Connected is when its handshake finished.
-	Connected time.Time
-	// Pings counts the pings answered.
-	Pings int64
-	// MessagesReceived and MessagesSent count user messages.
-	MessagesReceived, MessagesSent int64
-	// BytesSent and BytesReceived are the QUIC bytes of its connection
-	// (UDP payloads, retransmissions included), from quic-go's
-	// ConnectionStats.
-	BytesSent, BytesReceived uint64
-	// RTT is quic-go's smoothed round-trip estimate of the connection.
-	RTT time.Duration
-	// PingsMissed counts the client's pings that never reached the server,
-	// as their sequence numbers show (a gap; a ping arriving late,
-	// reordered, is taken back out): the uplink's loss, which the server
-	// measures itself, report or not.
-	PingsMissed int64
-	// Quality is the connection quality the client reported last;
-	// QualityUnknown before its first report.
-	Quality Quality
-	// Report is the client's latest sync report, nil before the first
-	// (a client reports about once a second).
-	Report *SyncReport
+	ID                             ClientID      // for Send
+	Remote                         net.Addr      // its address
+	Mode                           Mode          // how its pings travel
+	Connected                      time.Time     // when its handshake finished
+	Pings                          int64         // pings answered
+	MessagesReceived, MessagesSent int64         // game messages
+	BytesSent, BytesReceived       uint64        // UDP payloads, from quic-go
+	RTT                            time.Duration // quic-go's smoothed RTT
+	PingsMissed                    int64         // pings lost on the way, by sequence gaps
+	Quality                        Quality       // as last reported; QualityUnknown before
+	Report                         *SyncReport   // the latest (about 1 a second); nil before
 }
 
 // serverClient is the server's handle of one connected client.
@@ -129,26 +110,49 @@ func (s *Server) client(id ClientID) *serverClient {
 	return s.byID[id]
 }
 
-// OnMessage sets the function that receives the clients' messages,
-// replacing any previous one; nil removes it (messages are then dropped
-// and counted in ServerStats.MessagesDropped). It runs on the server's
-// goroutines: each client's reliable messages in order on one goroutine,
-// its unreliable ones on another, and other clients' concurrently, so fn
-// must be safe for concurrent use. It must return: while it runs, that
-// client's reliable stream waits (its pings never do).
-func (s *Server) OnMessage(fn func(ClientID, Message)) {
+// OnMessage subscribes fn to the clients' messages, like
+// System.OnNetworkTick: cancel ends it. With no subscriber, messages are
+// dropped and counted. Each client's reliable messages come in order on
+// one goroutine, its unreliable ones on another, other clients'
+// concurrently; while fn runs, that client's reliable stream waits.
+func (s *Server) OnMessage(fn func(ClientID, Message)) (cancel func()) {
 	if fn == nil {
-		s.onMessage.Store(nil)
-		return
+		panic("transport: nil OnMessage handler")
 	}
-	s.onMessage.Store(&fn)
+	sub := &msgSub{fn: fn}
+	sub.active.Store(true)
+	s.subMu.Lock()
+	defer s.subMu.Unlock()
+	var old []*msgSub
+	if p := s.msgSubs.Load(); p != nil {
+		old = *p
+	}
+	next := append(old[:len(old):len(old)], sub)
+	s.msgSubs.Store(&next)
+	return func() {
+		if !sub.active.Swap(false) {
+			return
+		}
+		s.subMu.Lock()
+		defer s.subMu.Unlock()
+		var keep []*msgSub
+		for _, o := range *s.msgSubs.Load() {
+			if o != sub {
+				keep = append(keep, o)
+			}
+		}
+		s.msgSubs.Store(&keep)
+	}
 }
 
-// Send sends m to client id (see Message: a zero Stamp is stamped with
-// System().ServerTime(); Reliable chooses the stream). It never waits for
-// the network: a reliable message the client's flow control cannot take
-// now is not sent, and the error wraps ErrBackpressure. Other errors wrap
-// ErrUnknownClient, ErrTooLarge, or quic-go's error.
+// msgSub is one OnMessage subscription.
+type msgSub struct {
+	fn     func(ClientID, Message)
+	active atomic.Bool
+}
+
+// Send sends m to client id without waiting for the network. Errors wrap
+// ErrBackpressure, ErrUnknownClient, ErrTooLarge, or quic-go's.
 func (s *Server) Send(id ClientID, m Message) error {
 	sc := s.client(id)
 	if sc == nil {
@@ -161,9 +165,8 @@ func (s *Server) Send(id ClientID, m Message) error {
 	return nil
 }
 
-// Broadcast sends m to every connected client, as Send does, with one
-// stamp for all. It returns the errors of the clients it failed to send
-// to, joined (errors.Join), or nil.
+// Broadcast sends m to every connected client as Send does, with one stamp,
+// and returns the failures joined (errors.Join), or nil.
 func (s *Server) Broadcast(m Message) error {
 	if err := checkPayload(m.Reliable, len(m.Payload)); err != nil {
 		return fmt.Errorf("transport: broadcast: %w", err)
@@ -195,11 +198,9 @@ func (s *Server) toWire(m Message) wire.Message {
 	return wire.Message{Stamp: m.Stamp, Payload: m.Payload}
 }
 
-// Age returns how long ago stamp was on the server clock: Now minus the
-// stamp, saturating at the range of time.Duration (a stamp near
-// −nettime.MaxDuration is about 292 years ago, never in the future); false
-// for the zero Time. The stamp's tick rate does not matter.
-func (s *Server) Age(stamp nettime.Time) (time.Duration, bool) { return age(s.Now(), stamp) }
+// Age returns how long ago stamp was on the server clock (SharedTime minus
+// stamp, any tick rate), false for the zero Time.
+func (s *Server) Age(stamp nettime.Time) (time.Duration, bool) { return age(s.SharedTime(), stamp) }
 
 // send sends m to the client without waiting for the network.
 func (sc *serverClient) send(reliable bool, m wire.Message) error {
@@ -228,14 +229,18 @@ func (s *Server) receiveDatagram(sc *serverClient, b []byte, at time.Duration, d
 	}
 }
 
-// deliver hands a message to the OnMessage handler, if any.
+// deliver hands a message to the OnMessage subscribers, if any.
 func (s *Server) deliver(sc *serverClient, m Message) {
-	fn := s.onMessage.Load()
-	if fn == nil {
+	p := s.msgSubs.Load()
+	if p == nil || len(*p) == 0 {
 		s.msgsDropped.Add(1)
 		return
 	}
-	(*fn)(sc.id, m)
+	for _, sub := range *p {
+		if sub.active.Load() {
+			sub.fn(sc.id, m)
+		}
+	}
 }
 
 // acceptStreams accepts the client's message streams and reads each on a
@@ -278,7 +283,7 @@ func (s *Server) readStream(ctx context.Context, sc *serverClient, str *quic.Rec
 		if ctx.Err() != nil {
 			return
 		}
-		m.Reliable, m.Received = true, s.Now()
+		m.Reliable, m.Received = true, s.SharedTime()
 		s.msgsRecv.Add(1)
 		sc.msgsRecv.Add(1)
 		s.deliver(sc, m)

@@ -96,7 +96,7 @@ func TestSimnetProfilesMatchTheHarness(t *testing.T) {
 						continue
 					}
 					if shared, ok := c.SharedTime(); ok {
-						errs = append(errs, float64(abs(shared-srv.Now()))/1e6)
+						errs = append(errs, float64(abs(shared-srv.SharedTime()))/1e6)
 					}
 				}
 				p.close(t)

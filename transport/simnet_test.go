@@ -32,7 +32,7 @@ func TestSimnetAsymmetricPath(t *testing.T) {
 			t.Helper()
 			e := c.Estimate()
 			now := clock() // virtual time stands still while we read
-			errOff := e.ServerTime(now) - srv.Now()
+			errOff := e.ServerTime(now) - srv.SharedTime()
 			t.Logf("%s: offset error %v (want %v), uplink %v, downlink %v, error bound %v, samples %d",
 				when, errOff, (up-down)/2, e.Uplink, e.Downlink, e.ErrorBound, c.Stats().PongsReceived)
 			if d := errOff - (up-down)/2; d < -time.Millisecond || d > time.Millisecond {
@@ -106,7 +106,7 @@ func TestSimnetLoss(t *testing.T) {
 		if st.Duplicates != 0 || st.Stale != 0 || st.Malformed != 0 {
 			t.Errorf("stats %+v", st)
 		}
-		if errOff := c.Estimate().ServerTime(clock()) - srv.Now(); abs(errOff) > time.Millisecond {
+		if errOff := c.Estimate().ServerTime(clock()) - srv.SharedTime(); abs(errOff) > time.Millisecond {
 			t.Errorf("offset error %v on a symmetric lossy path", errOff)
 		}
 		p.close(t)
@@ -154,7 +154,7 @@ func newSimPair(t *testing.T, router simnet.Router, up, down time.Duration, scfg
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	p.c, err = DialConn(ctx, p.cconn, simServerAddr, ClientConfig{TLSConfig: cert.ClientTLS(),
-		Provider: provider.ClientConfig{Clock: clock}})
+		Provider: provider.SteeredConfig{Clock: clock}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,26 +16,19 @@ import (
 	"time"
 )
 
-// DevCertValidity is how long a DevCertificate is valid.
-const DevCertValidity = 90 * 24 * time.Hour
+// devCertValidity is how long a DevCertificate is valid.
+const devCertValidity = 90 * 24 * time.Hour
 
 // DevCert is a self-signed certificate for development and tests: the
 // server presents it, and clients trust exactly it.
 type DevCert struct {
-	// Certificate is the certificate and its ECDSA P-256 private key,
-	// with Leaf set.
-	Certificate tls.Certificate
-	// ServerName is the first host the certificate was made for: the
-	// name ClientTLS verifies.
-	ServerName string
-	// CertPEM is the certificate in PEM, for clients in other processes
-	// to pin.
-	CertPEM []byte
+	Certificate tls.Certificate // with its private key and Leaf
+	ServerName  string          // the first host: the name ClientTLS verifies
+	CertPEM     []byte          // for clients in other processes to pin
 }
 
 // DevCertificate makes a self-signed ECDSA certificate for hosts (DNS names
-// or IP addresses; default "localhost", "127.0.0.1", "::1"), valid from a
-// minute ago for DevCertValidity.
+// or IPs; default localhost, 127.0.0.1 and ::1), valid for 90 days.
 func DevCertificate(hosts ...string) (DevCert, error) {
 	if len(hosts) == 0 {
 		hosts = []string{"localhost", "127.0.0.1", "::1"}
@@ -53,7 +46,7 @@ func DevCertificate(hosts ...string) (DevCert, error) {
 		SerialNumber:          serial,
 		Subject:               pkix.Name{CommonName: hosts[0], Organization: []string{"netclock development"}},
 		NotBefore:             now.Add(-time.Minute),
-		NotAfter:              now.Add(DevCertValidity),
+		NotAfter:              now.Add(devCertValidity),
 		KeyUsage:              x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		BasicConstraintsValid: true, // not a CA: it can vouch for nothing but itself
@@ -80,30 +73,23 @@ func DevCertificate(hosts ...string) (DevCert, error) {
 	}, nil
 }
 
-// ServerTLS returns a TLS config presenting the certificate, for
-// ServerConfig.TLSConfig.
+// ServerTLS returns a ServerConfig.TLSConfig presenting the certificate.
 func (d DevCert) ServerTLS() *tls.Config {
 	return &tls.Config{Certificates: []tls.Certificate{d.Certificate}, MinVersion: tls.VersionTLS13}
 }
 
-// ClientTLS returns a TLS config that trusts exactly this certificate (its
-// only root) and verifies ServerName, for ClientConfig.TLSConfig.
+// ClientTLS returns a ClientConfig.TLSConfig trusting only this certificate.
 func (d DevCert) ClientTLS() *tls.Config {
 	pool := x509.NewCertPool()
 	pool.AddCert(d.Certificate.Leaf)
 	return &tls.Config{RootCAs: pool, ServerName: d.ServerName, MinVersion: tls.VersionTLS13}
 }
 
-// PinnedClientTLS returns a TLS config for ClientConfig.TLSConfig that
-// trusts exactly the certificates in certPEM, instead of the system roots:
-// the server's development certificate (DevCert.CertPEM, for a client in
-// another process), or the certificate of a private CA. The server must
-// present one of them or a certificate one of them signed, for the name
-// dialed (the host of Dial's address, IP addresses included, unless the
-// caller sets ServerName on the result). A server that does not fails the
-// dial with an error wrapping ErrCertificateMismatch. certPEM holds one or
-// more PEM blocks of type CERTIFICATE and nothing else; anything else is an
-// error wrapping ErrInvalidConfig.
+// PinnedClientTLS returns a ClientConfig.TLSConfig that trusts exactly the
+// certificates in certPEM (DevCert.CertPEM from another process, or a
+// private CA), for the host dialed. Another server certificate fails the
+// dial with ErrCertificateMismatch; certPEM other than CERTIFICATE blocks
+// is ErrInvalidConfig.
 func PinnedClientTLS(certPEM []byte) (*tls.Config, error) {
 	pool := x509.NewCertPool()
 	n := 0

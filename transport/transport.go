@@ -1,54 +1,20 @@
-// Package transport carries netclock's time protocol over QUIC (quic-go): a
-// versioned handshake that agrees on the tick rate, then ping/pong exchanges
-// whose four timestamps feed the client's clock estimator.
+// Package transport carries netclock's time over QUIC. A Server owns the
+// authoritative clock and tick system and answers pings (QUIC datagrams,
+// stamped on arrival and departure); a Client estimates the server clock
+// from them and, once synced, runs a ticksys.System in step with it. Game
+// messages share the connection (Message), stamped with their network time.
 //
-// A Server owns the authoritative clock and tick system; it answers every
-// ping on the connection's own goroutine, stamping the receive time right
-// after the datagram arrives and the send time right before the pong leaves,
-// so one slow client never delays another's timestamps. A Client measures
-// the server clock with a start burst and a steady ping rate, steers a
-// provider.Client by the estimate, and, once synced (Client.WaitSynced),
-// exposes a ticksys.System running at the server's tick rate.
+// Names: SharedTime is the server clock now (Server.SharedTime, estimated
+// by Client.SharedTime); the System's PredictedTime and ServerTime are
+// NGO's predicted and server time, ahead of and behind it; Client.Clock is
+// the client's own, unsynchronized clock.
 //
-// Pings travel as QUIC datagrams (RFC 9221): unreliable, so a lost ping is
-// simply a missing sample, never a retransmitted (and therefore late) one.
-// If the peers did not both enable datagrams, they fall back to frames on a
-// second bidirectional stream, which works but suffers head-of-line blocking
-// under loss; ClientStats.Mode and ServerStats.StreamClients report it.
+// A Server faces hostile peers: admission limits before the TLS handshake,
+// bounded memory per connection, and stateless resets so that clients of
+// a restarted server reconnect at once (see the README).
 //
-// Over the same connection, both sides send their own messages the same
-// way: a Message, stamped with the network time it belongs to (a
-// nettime.Time), reliable (frames on one unidirectional stream per
-// direction) or not (QUIC datagrams), to Client.Send, Server.Send or
-// Server.Broadcast, received from Client.Messages or Server.OnMessage.
-// No send waits for the network: a reliable message the peer's flow
-// control cannot take now returns ErrBackpressure. Client.Age and
-// Server.Age say how long ago a stamp was in shared time.
-//
-// With ClientConfig.Reconnect, a client whose connection is lost redials
-// with backoff; if the server restarted meanwhile (its session epoch
-// changed), the client resynchronizes and reinitializes its System, which
-// fires a ResetEvent with ticksys.ReasonReinitialize. The System object stays
-// the same, so subscriptions survive.
-//
-// A Server is built to face hostile peers: it admits connections under
-// limits checked before the TLS handshake (ServerConfig.MaxClients,
-// MaxClientsPerSource, HandshakeRate, Admit; a refused client gets
-// ErrRefused), bounds the memory each connection can cost it (see Server),
-// and ends a previous run's connections at their first packet with a
-// stateless reset (ServerConfig.StatelessResetKey), so that a client of a
-// restarted server reports not synchronized and reconnects at once.
-//
-// Each client reports its sync quality (error bound, estimator state,
-// delays, scales, resets) to the server in a ping once a second
-// (ClientInfo.Report), and grades its connection Good, Fair or Poor
-// (Quality, ClientConfig.OnQualityChange). Server.DebugHandler and
-// Client.DebugHandler serve a live view of all of it: a self-updating page
-// of tables and charts.
-//
-// For development, DevCertificate makes a self-signed certificate that a
-// server presents and its clients pin (DevCert.ClientTLS in the same
-// process, PinnedClientTLS with its PEM in another).
+// Clients grade their link (Quality) and report their sync to the server
+// (ClientInfo.Report); DebugHandler serves a live view of it on both ends.
 package transport
 
 import (
@@ -62,8 +28,7 @@ import (
 	"github.com/netclock/netclock/internal/wire"
 )
 
-// ALPN is the TLS application protocol netclock speaks. The server accepts
-// no other; a peer offering none of it fails the TLS handshake (ErrALPN).
+// ALPN is the TLS application protocol netclock speaks (ErrALPN otherwise).
 const ALPN = "netclock/1"
 
 // wireVersion is the protocol version a peer speaks: v, or by default
@@ -75,104 +40,67 @@ func wireVersion(v uint16) uint16 {
 	return v
 }
 
-// Errors of the handshake and of the API. Errors returned by this package
-// wrap one of them with %w, and keep the underlying quic-go error in the
-// chain.
+// Errors of this package. Its errors wrap one of them, and keep quic-go's
+// error in the chain.
 var (
-	// ErrVersionMismatch: client and server speak different protocol
-	// versions.
-	ErrVersionMismatch = errors.New("transport: protocol version mismatch")
-	// ErrTickRateMismatch: the client wants a tick rate the server does
-	// not run at (see ClientConfig.AcceptServerRate).
-	ErrTickRateMismatch = errors.New("transport: tick rate mismatch")
-	// ErrServerFull: the server has ServerConfig.MaxClients clients.
-	ErrServerFull = errors.New("transport: server full")
-	// ErrRefused: the server refused the connection before its TLS
-	// handshake (QUIC's CONNECTION_REFUSED): too many connections from
-	// this address, too many handshakes a second, the server at capacity,
-	// or its admission hook (ServerConfig.MaxClientsPerSource,
-	// HandshakeRate, MaxClients, Admit). A Reconnect retries it with
-	// backoff.
+	ErrVersionMismatch  = errors.New("transport: protocol version mismatch")
+	ErrTickRateMismatch = errors.New("transport: tick rate mismatch") // see ClientConfig.AcceptServerRate
+	ErrServerFull       = errors.New("transport: server full")        // ServerConfig.MaxClients
+	// ErrRefused: refused before the TLS handshake by an admission limit
+	// or ServerConfig.Admit. Reconnect retries it.
 	ErrRefused = errors.New("transport: connection refused by the server")
-	// ErrALPN: the peer does not speak netclock's application protocol
-	// (ALPN "netclock/1"); the TLS handshake failed.
-	ErrALPN = errors.New("transport: peer does not speak " + ALPN + " (TLS ALPN mismatch)")
-	// ErrCertificateMismatch: the server's certificate is not one the
-	// client pins (TLSConfig with RootCAs: PinnedClientTLS,
-	// DevCert.ClientTLS, a private CA), nor signed by one: another server
-	// answered, or its certificate was made anew (a DevCertificate is new
-	// each run unless saved). The TLS handshake failed; crypto/x509's
-	// error is in the chain. Reconnect does not retry it.
+	ErrALPN    = errors.New("transport: peer does not speak " + ALPN + " (TLS ALPN mismatch)")
+	// ErrCertificateMismatch: the server's certificate is not the pinned
+	// one nor signed by it (another server, or a new DevCertificate).
 	ErrCertificateMismatch = errors.New("transport: the server's certificate does not match the pinned certificate")
-	// ErrProtocol: the peer broke the protocol (a malformed hello or
-	// frame, or no hello in time).
-	ErrProtocol = errors.New("transport: protocol violation")
-	// ErrInvalidConfig wraps every configuration error.
-	ErrInvalidConfig = errors.New("transport: invalid config")
-	// ErrServerClosed is returned by Serve after Close.
-	ErrServerClosed = errors.New("transport: server closed")
-	// ErrClosed is returned by a Client's methods after Close.
-	ErrClosed = errors.New("transport: client closed")
-	// ErrTooLarge: a message payload exceeds MaxUnreliablePayload
-	// (unreliable) or MaxReliablePayload (reliable), or QUIC could not fit
-	// a datagram in a packet on this path.
-	ErrTooLarge = errors.New("transport: message too large")
-	// ErrNotConnected: the client has no connection now (it is
-	// reconnecting); the message was not sent.
-	ErrNotConnected = errors.New("transport: not connected")
-	// ErrUnknownClient: Server.Send was given a ClientID that is not
-	// connected (never was, or has disconnected).
-	ErrUnknownClient = errors.New("transport: unknown client")
-	// ErrBackpressure: a reliable message (or, in ModeStream, an
-	// unreliable one) could not be handed to QUIC whole without waiting,
-	// because the peer is not reading fast enough (QUIC flow control);
-	// nothing of it was sent. Sends never wait: try again later, or drop
-	// it.
+	ErrProtocol            = errors.New("transport: protocol violation") // a malformed hello or frame
+	ErrInvalidConfig       = errors.New("transport: invalid config")
+	ErrServerClosed        = errors.New("transport: server closed") // Serve after Close
+	ErrClosed              = errors.New("transport: client closed")
+	ErrTooLarge            = errors.New("transport: message too large") // or too large for this path
+	ErrNotConnected        = errors.New("transport: not connected")     // reconnecting: not sent
+	ErrUnknownClient       = errors.New("transport: unknown client")
+	// ErrBackpressure: the peer's flow control cannot take the message
+	// whole now (it is not reading fast enough); nothing was sent.
 	ErrBackpressure = errors.New("transport: peer is not reading fast enough")
 )
 
-// Application error codes netclock closes QUIC connections with. The peer
-// sees them in a *quic.ApplicationError.
+// CodeGoingAway is the QUIC application error code a Server closes its
+// connections with when it shuts down (see Client.Err).
+const CodeGoingAway quic.ApplicationErrorCode = 0x5
+
+// QUIC application error codes of the other closes.
 const (
-	// CodeNoError: a normal close.
-	CodeNoError quic.ApplicationErrorCode = 0x0
-	// CodeProtocolViolation: a malformed hello or frame, or no hello in
-	// time.
-	CodeProtocolViolation quic.ApplicationErrorCode = 0x1
-	// CodeVersionMismatch: the handshake found different protocol
-	// versions.
-	CodeVersionMismatch quic.ApplicationErrorCode = 0x2
-	// CodeTickRateMismatch: the handshake found different tick rates.
-	CodeTickRateMismatch quic.ApplicationErrorCode = 0x3
-	// CodeServerFull: the server refused a client beyond MaxClients.
-	CodeServerFull quic.ApplicationErrorCode = 0x4
-	// CodeGoingAway: the server is shutting down.
-	CodeGoingAway quic.ApplicationErrorCode = 0x5
+	codeNoError           quic.ApplicationErrorCode = 0x0
+	codeProtocolViolation quic.ApplicationErrorCode = 0x1
+	codeVersionMismatch   quic.ApplicationErrorCode = 0x2
+	codeTickRateMismatch  quic.ApplicationErrorCode = 0x3
+	codeServerFull        quic.ApplicationErrorCode = 0x4
 )
 
 // statusCode maps a refusal to the error code the connection closes with.
 func statusCode(s wire.Status) quic.ApplicationErrorCode {
 	switch s {
 	case wire.StatusVersionMismatch:
-		return CodeVersionMismatch
+		return codeVersionMismatch
 	case wire.StatusTickRateMismatch:
-		return CodeTickRateMismatch
+		return codeTickRateMismatch
 	case wire.StatusServerFull:
-		return CodeServerFull
+		return codeServerFull
 	}
-	return CodeProtocolViolation
+	return codeProtocolViolation
 }
 
 // codeError maps a close code received from the peer to a sentinel, or nil.
 func codeError(c quic.ApplicationErrorCode) error {
 	switch c {
-	case CodeVersionMismatch:
+	case codeVersionMismatch:
 		return ErrVersionMismatch
-	case CodeTickRateMismatch:
+	case codeTickRateMismatch:
 		return ErrTickRateMismatch
-	case CodeServerFull:
+	case codeServerFull:
 		return ErrServerFull
-	case CodeProtocolViolation:
+	case codeProtocolViolation:
 		return ErrProtocol
 	}
 	return nil
@@ -191,12 +119,10 @@ func isALPNError(err error) bool {
 // Mode is how pings travel on a connection.
 type Mode int
 
+// Modes: datagrams unless the peers did not both enable them.
 const (
-	// ModeDatagram: QUIC datagrams, the default.
-	ModeDatagram Mode = iota + 1
-	// ModeStream: frames on a second bidirectional stream, the fallback
-	// when the peers did not both enable datagrams.
-	ModeStream
+	ModeDatagram Mode = iota + 1 // QUIC datagrams
+	ModeStream                   // the fallback: a stream, head-of-line blocked
 )
 
 // String returns "datagram" or "stream".

@@ -19,9 +19,9 @@ func sharedTimeError(t *testing.T, srv *Server, c *Client) time.Duration {
 	best, window := time.Duration(0), time.Duration(-1)
 	awaitSynchronized(t, c)
 	for range 5 {
-		s1 := srv.Now()
+		s1 := srv.SharedTime()
 		shared, ok := c.SharedTime()
-		s2 := srv.Now()
+		s2 := srv.SharedTime()
 		if !ok {
 			t.Fatal("no shared time")
 		}
@@ -72,7 +72,7 @@ func TestWallClockEmulated(t *testing.T) {
 			defer cancel()
 			start := time.Now()
 			c, err := DialConn(ctx, nc, srv.Addr(), ClientConfig{TLSConfig: testCert(t).ClientTLS(),
-				Provider: provider.ClientConfig{Clock: clock}})
+				Provider: provider.SteeredConfig{Clock: clock}})
 			if err != nil {
 				t.Fatal(err)
 			}

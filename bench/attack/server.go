@@ -49,7 +49,7 @@ func runServer(addr, dir string, perSource int, in io.Reader, out io.Writer) err
 	for sc.Scan() {
 		switch strings.TrimSpace(sc.Text()) {
 		case "now": // the server clock, for the clients' true error
-			fmt.Fprintf(out, "%d\n", int64(srv.Now()))
+			fmt.Fprintf(out, "%d\n", int64(srv.SharedTime()))
 			continue
 		case "stats":
 		default:

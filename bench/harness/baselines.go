@@ -802,7 +802,8 @@ type ngoClient struct {
 
 	ticks []int64
 
-	synced     bool
+	synced bool
+	//lint:ignore ST1011 named after NGO's m_TimeSec, which this models
 	timeSec    time.Duration
 	desS, curS time.Duration
 	desL, curL time.Duration

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+//lint:ignore ST1011 a unit, short for the tables below
 const blMS = time.Millisecond
 
 // ---------------------------------------------------------------------------

@@ -18,7 +18,7 @@ type View struct {
 	Estimate provider.Estimate
 	Shared   time.Duration
 	// Predicted and Server are netclock's ticksys timelines (its fixed
-	// buffers, provider.ClientConfig defaults).
+	// buffers, provider.SteeredConfig defaults).
 	Predicted, Server time.Duration
 	// SRTT is a TCP-style smoothed RTT (1/8 gain) of the ping samples,
 	// the RTT a transport reports.

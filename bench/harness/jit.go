@@ -27,6 +27,7 @@ type BufferOptions struct {
 
 // MeanP99 is a mean and a 99th percentile, in milliseconds.
 type MeanP99 struct {
+	// Mean and P99 are the figure's mean and 99th percentile.
 	Mean float64 `json:"mean"`
 	P99  float64 `json:"p99"`
 }

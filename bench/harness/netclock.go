@@ -21,7 +21,7 @@ const (
 )
 
 // Netclock returns netclock's own system: the clocksync estimator feeding
-// provider.Client, driving a ticksys.System, over the harness's network,
+// provider.Steered, driving a ticksys.System, over the harness's network,
 // pinging as the transport does: BurstPings pings BurstInterval apart at
 // connect, then every PingInterval, on a timer of true time (see Pacer).
 func Netclock() System { return system(netclockName, KindNetclock, PingInterval, newNetclock) }
@@ -39,7 +39,7 @@ func NetclockEvery(interval time.Duration) System {
 func newNetclock(interval time.Duration, toServer, toClient Link) (Client, Server) {
 	c := &ncClient{toServer: toServer, interval: interval}
 	c.est, _ = clocksync.New(clocksync.Config{})
-	c.prov, _ = provider.NewClient(provider.ClientConfig{Clock: func() time.Duration { return c.now }})
+	c.prov, _ = provider.NewSteered(provider.SteeredConfig{Clock: func() time.Duration { return c.now }})
 	return c, &echoServer{toClient: toClient}
 }
 
@@ -60,7 +60,7 @@ type ncClient struct {
 	toServer Link
 	interval time.Duration
 	est      *clocksync.Estimator
-	prov     *provider.Client
+	prov     *provider.Steered
 	sys      *ticksys.System
 
 	now    time.Duration // the client clock, for the provider

@@ -45,20 +45,20 @@ type SuiteOptions struct {
 
 // Spread is the median and range of a figure over several values.
 type Spread struct {
-	Median float64 `json:"median"`
-	Min    float64 `json:"min"`
-	Max    float64 `json:"max"`
+	Median float64 `json:"median"` // the median value
+	Min    float64 `json:"min"`    // the smallest value
+	Max    float64 `json:"max"`    // the largest value
 }
 
 // Distribution summarizes a figure over the scenarios: its median, its
 // 90th percentile and its maximum (for coverage, where low is bad, P10 and
 // Min are the tail).
 type Distribution struct {
-	Median float64 `json:"median"`
-	P10    float64 `json:"p10"`
-	P90    float64 `json:"p90"`
-	Min    float64 `json:"min"`
-	Max    float64 `json:"max"`
+	Median float64 `json:"median"` // over the scenarios
+	P10    float64 `json:"p10"`    // 10th percentile
+	P90    float64 `json:"p90"`    // 90th percentile
+	Min    float64 `json:"min"`    // smallest
+	Max    float64 `json:"max"`    // largest
 }
 
 // ScenarioResult is netclock on one scenario, over the run seeds.
@@ -66,7 +66,7 @@ type ScenarioResult struct {
 	// Scenario is the scenario's seed: -profile random:<Scenario> (0 when
 	// SuiteOptions.Profiles were run).
 	Scenario uint64 `json:"scenario"`
-	// Name is the profile's name.
+	// Name and Description are the profile's.
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	// P99MS is netclock's p99 |error| in ms.
@@ -100,6 +100,7 @@ type ScenarioResult struct {
 // BufferSummary is a BufferResult over several run seeds: each figure's
 // median and range (the means and p99s of each run, summarized).
 type BufferSummary struct {
+	// Model names the buffer model; the other fields are BufferResult's.
 	Model         string        `json:"model"`
 	InputsOnTime  Spread        `json:"inputs_on_time"`
 	InputsLost    Spread        `json:"inputs_lost"`
@@ -110,6 +111,7 @@ type BufferSummary struct {
 
 // MeanP99Spread is a MeanP99 over several run seeds.
 type MeanP99Spread struct {
+	// Mean and P99 summarize each run's MeanP99.
 	Mean Spread `json:"mean"`
 	P99  Spread `json:"p99"`
 }
@@ -132,6 +134,8 @@ const SymmetricMS = 0.1
 
 // SuiteReport is the outcome of RunSuite.
 type SuiteReport struct {
+	// Scenarios, First, Seeds and DurationS are the suite's options: how
+	// many scenarios from which first one, run seeds each, seconds each.
 	Scenarios int     `json:"scenarios"`
 	First     uint64  `json:"first"`
 	Seeds     int     `json:"seeds"`

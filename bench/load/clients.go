@@ -107,7 +107,7 @@ func (r *recorder) sample(d time.Duration) {
 	}
 }
 
-// clockHook is a netclock client's clock (provider.ClientConfig.Clock,
+// clockHook is a netclock client's clock (provider.SteeredConfig.Clock,
 // from which transport reads T1 and T4). transport keeps each pong's
 // timestamps to itself, so the hook recovers T4−T1 by identifying its
 // caller: the read in Client.sendPing is T1, the one in
@@ -277,7 +277,7 @@ func runClients(ctx context.Context, o clientOpts) (*ClientReport, error) {
 		hook := &clockHook{rec: rec}
 		c, err := transport.Dial(dctx, o.addr, transport.ClientConfig{
 			TLSConfig: tlsConf, PingInterval: o.ping, BurstPings: o.burst,
-			Provider: provider.ClientConfig{Clock: hook.now},
+			Provider: provider.SteeredConfig{Clock: hook.now},
 		})
 		if err != nil {
 			return nil, err

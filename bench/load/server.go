@@ -116,7 +116,7 @@ func (s netclockServer) counts() ServerCounts {
 }
 
 // started: the server clock starts (Now leaves Start, 0) when Serve runs.
-func (s netclockServer) started() bool { return s.Now() > 0 }
+func (s netclockServer) started() bool { return s.SharedTime() > 0 }
 
 // runServer runs a server until its window ends (or ctx ends) and returns
 // its report.

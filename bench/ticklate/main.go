@@ -5,7 +5,7 @@
 //
 //	go run ./bench/ticklate                         # 30, 60 and 128 Hz, 20s each
 //	go run ./bench/ticklate -rates 60 -duration 1m
-//	go run ./bench/ticklate -client                 # a slewing provider.Client instead of the server provider
+//	go run ./bench/ticklate -client                 # a slewing provider.Steered instead of the server provider
 //	go run ./bench/ticklate -coarse                 # wait on plain Go timers (time.After), for comparison
 //	go run ./bench/ticklate -compare                # both, alternating in 5 rounds: the same load for both
 //
@@ -32,7 +32,7 @@ import (
 func main() {
 	rates := flag.String("rates", "30,60,128", "tick rates to measure, comma-separated")
 	duration := flag.Duration("duration", 20*time.Second, "measurement time per rate (and per kind of wait with -compare)")
-	client := flag.Bool("client", false, "drive a provider.Client steering toward an estimate 30ms off (slewing) instead of provider.Server")
+	client := flag.Bool("client", false, "drive a provider.Steered steering toward an estimate 30ms off (slewing) instead of provider.Constant")
 	coarse := flag.Bool("coarse", false, "wait on plain Go timers instead of ticksys.SystemClock's kernel timer")
 	compare := flag.Bool("compare", false, "measure both kinds of wait, alternating in -rounds rounds so both see the same load")
 	rounds := flag.Int("rounds", 5, "rounds of -compare")
@@ -97,7 +97,7 @@ func loadAvg() string {
 }
 
 // originClock is the system clock, remembering its first reading (the real
-// time of server time Start, from which provider.Server's tick starts are
+// time of server time Start, from which provider.Constant's tick starts are
 // computed) and its last (the time of the current frame).
 type originClock struct {
 	ticksys.SystemClock // its sharp waits
@@ -128,11 +128,11 @@ type result struct {
 
 func measure(rate uint32, d time.Duration, client, coarse bool) (result, error) {
 	cfg := ticksys.Config{TickRate: rate}
-	var pc *provider.Client
+	var pc *provider.Steered
 	if client {
 		start := time.Now()
 		var err error
-		pc, err = provider.NewClient(provider.ClientConfig{Clock: func() time.Duration { return time.Since(start) }})
+		pc, err = provider.NewSteered(provider.SteeredConfig{Clock: func() time.Duration { return time.Since(start) }})
 		if err != nil {
 			return result{}, err
 		}
@@ -158,7 +158,7 @@ func measure(rate uint32, d time.Duration, client, coarse bool) (result, error) 
 		now := time.Now()
 		var late time.Duration
 		if pc == nil {
-			// provider.Server: tick k starts exactly at origin + k/rate.
+			// provider.Constant: tick k starts exactly at origin + k/rate.
 			late = now.Sub(clk.origin.Add(ev.Predicted.Duration()))
 		} else {
 			// A slewing client's tick starts are not on a fixed grid:
@@ -174,7 +174,7 @@ func measure(rate uint32, d time.Duration, client, coarse bool) (result, error) 
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	if err := sys.Run(ctx, ticksys.DriverConfig{Clock: driverClock}); err != context.DeadlineExceeded {
-		return res, fmt.Errorf("Run: %v", err)
+		return res, fmt.Errorf("run: %w", err)
 	}
 	return res, nil
 }

@@ -209,14 +209,14 @@ func (s *server) run(ctx context.Context, out io.Writer) error {
 		case err := <-done:
 			cerr := s.srv.Close()
 			if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-				fmt.Fprintf(out, "shut down at server time %.3fs\n", s.srv.Now().Seconds())
+				fmt.Fprintf(out, "shut down at server time %.3fs\n", s.srv.SharedTime().Seconds())
 				return cerr
 			}
 			return err
 		case <-t.C:
 			st := s.srv.Stats()
 			fmt.Fprintf(out, "server time %8.3fs  tick %6d  (%d fired)  clients %d  pings answered %d\n",
-				s.srv.Now().Seconds(), s.srv.System().PredictedTime().Tick(), s.ticks.Load(), st.Clients, st.Pings)
+				s.srv.SharedTime().Seconds(), s.srv.System().PredictedTime().Tick(), s.ticks.Load(), st.Clients, st.Pings)
 		}
 	}
 }

@@ -46,7 +46,7 @@ func run(duration time.Duration, rate uint32) error {
 	if err != nil {
 		return err
 	}
-	client, err := provider.NewClient(provider.ClientConfig{Clock: clientClock})
+	client, err := provider.NewSteered(provider.SteeredConfig{Clock: clientClock})
 	if err != nil {
 		return err
 	}

@@ -29,6 +29,8 @@ func ReadFrame(r io.Reader, buf []byte) ([]byte, error) {
 	return buf[2 : 2+n], nil
 }
 
+// ReadClientHello reads and parses a client hello from r. An unknown
+// version is an error, with the version it read in the result.
 func ReadClientHello(r io.Reader) (ClientHello, error) {
 	var b [ClientHelloLen]byte
 	if _, err := io.ReadFull(r, b[:HelloPrefixLen]); err != nil {
@@ -43,6 +45,8 @@ func ReadClientHello(r io.Reader) (ClientHello, error) {
 	return ParseClientHello(b[:])
 }
 
+// ReadServerHello reads and parses a server hello from r, as
+// ReadClientHello does a client's.
 func ReadServerHello(r io.Reader) (ServerHello, error) {
 	var b [ServerHelloLen]byte
 	if _, err := io.ReadFull(r, b[:HelloPrefixLen]); err != nil {

@@ -1,6 +1,6 @@
 // Package clocksync estimates the server clock from ping/pong samples: the
 // offset of the server clock from the client clock, its drift, the one-way
-// delays, and an honest error bound. Its Estimate feeds provider.Client.
+// delays, and an honest error bound. Its Estimate feeds provider.Steered.
 //
 // # How
 //
