@@ -13,7 +13,7 @@ import (
 // ErrInvalidConfig is wrapped by every configuration error.
 var ErrInvalidConfig = errors.New("provider: invalid config")
 
-// Defaults of ClientConfig, used where a field is zero.
+// Defaults of SteeredConfig, used where a field is zero.
 const (
 	DefaultHardResetThreshold  = 200 * time.Millisecond
 	DefaultCorrectionTolerance = 100 * time.Microsecond
@@ -32,15 +32,26 @@ type SteeredConfig struct {
 	// monotonic clock.
 	Clock func() time.Duration
 
-	// ClientBuffer is how far server time stays behind the newest state
-	// the client can have received, so that state can be interpolated
-	// smoothly. Default (0): one tick. Negative: none.
+	// Buffers sizes ClientBuffer and ServerBuffer. Default (nil, with
+	// ClientBuffer and ServerBuffer zero and HardResetOnly false): an
+	// Adaptive policy with AdaptiveConfig's defaults, fed by
+	// ObserveSample and ObserveFeedback (the transport does both). With
+	// HardResetOnly, or either fixed buffer set: FixedBuffers of them. Set
+	// it to FixedBuffers{} for netclock's fixed defaults, to an Adaptive
+	// of another configuration, or to a policy of your own; it may not be
+	// combined with ClientBuffer or ServerBuffer.
+	Buffers BufferPolicy
+
+	// ClientBuffer fixes how far server time stays behind the newest
+	// state the client can have received, so that state can be
+	// interpolated smoothly (NGO-style; see Buffers). Default (0, with
+	// ServerBuffer set): one tick. Negative: none.
 	ClientBuffer time.Duration
 
-	// ServerBuffer is how far predicted time stays ahead of the moment a
-	// message sent now reaches the server, so that inputs wait in the
-	// server's queue rather than arrive late. Default (0): two ticks.
-	// Negative: none.
+	// ServerBuffer fixes how far predicted time stays ahead of the moment
+	// a message sent now reaches the server, so that inputs wait in the
+	// server's queue rather than arrive late (NGO-style; see Buffers).
+	// Default (0, with ClientBuffer set): two ticks. Negative: none.
 	ServerBuffer time.Duration
 
 	// HardResetThreshold is the error beyond which either time is stepped
@@ -93,6 +104,16 @@ func (c SteeredConfig) resolve() (SteeredConfig, error) {
 	if c.MaxScaleDeviation == 0 {
 		c.MaxScaleDeviation = DefaultMaxScaleDeviation
 	}
+	fixed := c.ClientBuffer != 0 || c.ServerBuffer != 0
+	switch {
+	case c.Buffers != nil && fixed:
+		return c, fmt.Errorf("%w: Buffers set together with ClientBuffer %v or ServerBuffer %v",
+			ErrInvalidConfig, c.ClientBuffer, c.ServerBuffer)
+	case c.Buffers == nil && (fixed || c.HardResetOnly):
+		c.Buffers = FixedBuffers{Server: c.ServerBuffer, Client: c.ClientBuffer}
+	case c.Buffers == nil:
+		c.Buffers, _ = NewAdaptive(AdaptiveConfig{}) // the defaults are valid
+	}
 	switch {
 	case c.HardResetThreshold < 0:
 		return c, fmt.Errorf("%w: HardResetThreshold %v is negative", ErrInvalidConfig, c.HardResetThreshold)
@@ -135,6 +156,14 @@ func (c SteeredConfig) resolve() (SteeredConfig, error) {
 // game loop may pass a fixed, clamped or scaled dt; network time does not
 // follow it. After a hitch the times are where the clock says, and the
 // ticks that passed fire as catch-up ticks (ticksys caps them).
+//
+// ServerBuffer and ClientBuffer come from the BufferPolicy (SteeredConfig.
+// Buffers). A change of them is never a reset: the buffers in use move
+// toward the policy's at most at MaxScaleDeviation/2 of the elapsed time
+// (2.5% by default: 25ms a second), half of what the correction may use,
+// and slower if SlewTime is long, so that the error a buffer change adds
+// stays below HardResetThreshold/2, however large the change. Only
+// InitializeClient takes the policy's buffers at once.
 type Steered struct {
 	cfg SteeredConfig
 
@@ -143,6 +172,10 @@ type Steered struct {
 	status   SteeredStatus
 	last     time.Duration // Clock at the previous AdvanceTime or InitializeClient
 	haveLast bool
+	// sb, cb: the ServerBuffer and ClientBuffer in use, moving toward the
+	// policy's; valid once haveBuf.
+	sb, cb  time.Duration
+	haveBuf bool
 }
 
 // SteeredStatus is the state of a Steered provider after its last
@@ -157,6 +190,9 @@ type SteeredStatus struct {
 	PredictedError, ServerError time.Duration
 	// Resets is the number of hard resets so far.
 	Resets int
+	// ServerBuffer and ClientBuffer are the buffers in use in the last
+	// frame (see Steered: they follow the BufferPolicy's smoothly).
+	ServerBuffer, ClientBuffer time.Duration
 }
 
 var _ Provider = (*Steered)(nil)
@@ -188,6 +224,23 @@ func (c *Steered) Estimate() Estimate {
 	return c.est
 }
 
+// ObserveSample hands a ping sample the estimator accepted, and the
+// estimator's estimate e after it, to the BufferPolicy. The transport calls
+// it for every sample.
+func (c *Steered) ObserveSample(s Sample, e Estimate) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cfg.Buffers.ObserveSample(s, e)
+}
+
+// ObserveFeedback hands the server's summary of this client's arrivals to
+// the BufferPolicy. The transport calls it for every pong that carries one.
+func (c *Steered) ObserveFeedback(f Feedback) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cfg.Buffers.ObserveFeedback(f)
+}
+
 // Status returns the state after the last AdvanceTime.
 func (c *Steered) Status() SteeredStatus {
 	c.mu.Lock()
@@ -203,25 +256,50 @@ func (c *Steered) Targets(rate uint32) (predicted, server time.Duration, ok bool
 	if !c.est.Valid {
 		return 0, 0, false
 	}
-	predicted, server = c.targets(rate, c.cfg.Clock())
+	if !c.haveBuf {
+		c.sb, c.cb = c.policyBuffers(rate)
+		c.haveBuf = true
+	}
+	predicted, server = c.targets(c.cfg.Clock())
 	return predicted, server, true
 }
 
-func (c *Steered) targets(rate uint32, now time.Duration) (predicted, server time.Duration) {
-	tick := nettime.FromTick(rate, 0, 0).FixedDelta()
+// targets uses the buffers in use, c.sb and c.cb.
+func (c *Steered) targets(now time.Duration) (predicted, server time.Duration) {
 	shared := c.est.ServerTime(now)
-	return shared + c.est.Uplink + buffer(c.cfg.ServerBuffer, 2*tick),
-		shared - c.est.Downlink - buffer(c.cfg.ClientBuffer, tick)
+	return shared + c.est.Uplink + c.sb, shared - c.est.Downlink - c.cb
 }
 
-func buffer(configured, def time.Duration) time.Duration {
-	switch {
-	case configured == 0:
-		return def
-	case configured < 0:
-		return 0
+func (c *Steered) policyBuffers(rate uint32) (server, client time.Duration) {
+	s, cl := c.cfg.Buffers.Buffers(nettime.FromTick(rate, 0, 0).FixedDelta())
+	return max(0, s), max(0, cl)
+}
+
+// moveBuffers moves the buffers in use toward the policy's, by at most
+// bufferRate of dt each.
+func (c *Steered) moveBuffers(rate uint32, dt time.Duration) {
+	ps, pc := c.policyBuffers(rate)
+	if !c.haveBuf {
+		c.sb, c.cb, c.haveBuf = ps, pc, true
+		return
 	}
-	return configured
+	step := time.Duration(c.bufferRate() * float64(dt))
+	c.sb, c.cb = toward(c.sb, ps, step), toward(c.cb, pc, step)
+}
+
+// bufferRate is how fast the buffers in use may move, as a fraction of the
+// elapsed time: half of what the correction may use, and slow enough that
+// the correction's lag behind the moving target (rate × SlewTime) stays
+// within half of HardResetThreshold.
+func (c *Steered) bufferRate() float64 {
+	return min(c.cfg.MaxScaleDeviation/2, float64(c.cfg.HardResetThreshold)/float64(2*c.cfg.SlewTime))
+}
+
+func toward(cur, target, step time.Duration) time.Duration {
+	if target > cur {
+		return min(target, cur+step)
+	}
+	return max(target, cur-step)
 }
 
 // InitializeClient sets both times to their targets if an estimate is
@@ -235,14 +313,17 @@ func (c *Steered) InitializeClient(predicted, server *nettime.Time) {
 		*predicted = *server
 		return
 	}
-	tp, ts := c.targets(server.TickRate(), now)
+	c.sb, c.cb = c.policyBuffers(server.TickRate())
+	c.haveBuf = true
+	c.status.ServerBuffer, c.status.ClientBuffer = c.sb, c.cb
+	tp, ts := c.targets(now)
 	*predicted = nettime.New(server.TickRate(), tp)
 	*server = nettime.New(server.TickRate(), ts)
 }
 
 // AdvanceTime implements Provider. It advances by the time Clock moved
 // since the previous call or InitializeClient; dt is used only on a first
-// call without InitializeClient (see Client).
+// call without InitializeClient (see Steered).
 func (c *Steered) AdvanceTime(predicted, server *nettime.Time, dt time.Duration) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -263,7 +344,9 @@ func (c *Steered) AdvanceTime(predicted, server *nettime.Time, dt time.Duration)
 		return true
 	}
 	rate := server.TickRate()
-	tp, ts := c.targets(rate, now)
+	c.moveBuffers(rate, dt)
+	st.ServerBuffer, st.ClientBuffer = c.sb, c.cb
+	tp, ts := c.targets(now)
 
 	base := dt
 	if !c.cfg.HardResetOnly {

@@ -306,12 +306,13 @@ func TestClientConfigValidation(t *testing.T) {
 		{"huge deviation", SteeredConfig{MaxScaleDeviation: 0.9}},
 		{"NaN deviation", SteeredConfig{MaxScaleDeviation: math.NaN()}},
 		{"tolerance above threshold", SteeredConfig{CorrectionTolerance: time.Second}},
+		{"policy and fixed buffer", SteeredConfig{Buffers: FixedBuffers{}, ServerBuffer: time.Millisecond}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := NewSteered(tc.cfg)
 			if !errors.Is(err, ErrInvalidConfig) {
-				t.Errorf("NewClient(%+v) error = %v, want ErrInvalidConfig", tc.cfg, err)
+				t.Errorf("NewSteered(%+v) error = %v, want ErrInvalidConfig", tc.cfg, err)
 			}
 		})
 	}
@@ -321,6 +322,10 @@ func TestClientConfigValidation(t *testing.T) {
 	}
 	got := c.Config()
 	got.Clock = nil
+	if _, ok := got.Buffers.(*Adaptive); !ok {
+		t.Errorf("default Buffers %T, want *Adaptive", got.Buffers)
+	}
+	got.Buffers = nil
 	want := SteeredConfig{HardResetThreshold: DefaultHardResetThreshold, CorrectionTolerance: DefaultCorrectionTolerance,
 		SlewTime: DefaultSlewTime, MaxScaleDeviation: DefaultMaxScaleDeviation}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -2,7 +2,10 @@
 // server time each frame, the two providers netclock ships (Constant, the
 // server's constant rate, and Steered, which steers a client toward a clock
 // estimate: NGO's ServerNetworkTimeProvider and ClientNetworkTimeProvider),
-// and the Estimate and Sample types that carry clock-synchronization results.
+// the Estimate and Sample types that carry clock-synchronization results,
+// and the BufferPolicy that sizes a Steered provider's buffers (Adaptive, the
+// default, sized from the measured one-way delays and the server's Feedback;
+// FixedBuffers; or your own).
 package provider
 
 import (

@@ -459,6 +459,9 @@ func (c *Client) handlePong(b []byte, t4 time.Duration) {
 	}
 	c.pongs++
 	c.heardAt = t4
+	if p.HasFeedback {
+		c.pc.ObserveFeedback(feedbackFromWire(p.Feedback))
+	}
 	before := c.est.Stats()
 	s := provider.Sample{ClientSend: p.ClientSend, ServerReceive: p.ServerReceive,
 		ServerSend: p.ServerSend, ClientReceive: t4}
@@ -468,6 +471,7 @@ func (c *Client) handlePong(b []byte, t4 time.Duration) {
 	}
 	after := c.est.Stats()
 	e := c.est.Estimate()
+	c.pc.ObserveSample(s, e)
 	// LastEvent outlives the sample that caused it; the counts say whether
 	// this sample did.
 	if after.Jumps > before.Jumps {

@@ -537,7 +537,7 @@ func (s *Server) refuse(ctx context.Context, conn *quic.Conn, code quic.Applicat
 // unreliable messages on d, until the connection closes.
 func (s *Server) serveDatagrams(sc *serverClient, d *dispatcher) error {
 	conn, log := sc.conn, sc.log
-	out := make([]byte, 0, wire.PongLen)
+	out := make([]byte, 0, wire.PongFeedbackLen)
 	for {
 		b, err := conn.ReceiveDatagram(context.Background())
 		t2 := s.SharedTime() // T2 first: nothing may sit between arrival and stamp
@@ -554,7 +554,7 @@ func (s *Server) serveDatagrams(sc *serverClient, d *dispatcher) error {
 			log.Debug("netclock: dropped malformed datagram", "len", len(b), "err", err)
 			continue
 		}
-		pong := wire.Pong{Seq: ping.Seq, ClientSend: ping.ClientSend, ServerReceive: t2}
+		pong := sc.arrivals.withFeedback(wire.Pong{Seq: ping.Seq, ClientSend: ping.ClientSend, ServerReceive: t2})
 		pong.ServerSend = s.SharedTime() // T3 last: right before the send
 		out = wire.AppendPong(out[:0], pong)
 		if err := conn.SendDatagram(out); err != nil {
@@ -581,8 +581,8 @@ func (s *Server) serveStream(ctx context.Context, sc *serverClient, wg *sync.Wai
 	}
 	wg.Go(func() { s.refuseStreams(sc) })
 	buf := make([]byte, wire.MaxFrameLen+2)
-	pongBuf := make([]byte, 0, wire.PongLen)
-	out := make([]byte, 0, wire.PongLen+2)
+	pongBuf := make([]byte, 0, wire.PongFeedbackLen)
+	out := make([]byte, 0, wire.PongFeedbackLen+2)
 	for {
 		payload, err := wire.ReadFrame(str, buf)
 		t2 := s.SharedTime()
@@ -599,7 +599,7 @@ func (s *Server) serveStream(ctx context.Context, sc *serverClient, wg *sync.Wai
 			log.Debug("netclock: dropped malformed frame", "len", len(payload), "err", err)
 			continue
 		}
-		pong := wire.Pong{Seq: ping.Seq, ClientSend: ping.ClientSend, ServerReceive: t2}
+		pong := sc.arrivals.withFeedback(wire.Pong{Seq: ping.Seq, ClientSend: ping.ClientSend, ServerReceive: t2})
 		pong.ServerSend = s.SharedTime()
 		pongBuf = wire.AppendPong(pongBuf[:0], pong)
 		out = wire.AppendFrame(out[:0], pongBuf)

@@ -19,6 +19,7 @@ import (
 	"github.com/netclock/netclock/internal/debugpage"
 	"github.com/netclock/netclock/internal/wire"
 	"github.com/netclock/netclock/nettime"
+	"github.com/netclock/netclock/provider"
 )
 
 // ClientID identifies a client connected to a Server: counting up from 1,
@@ -27,17 +28,18 @@ type ClientID uint64
 
 // ClientInfo describes a connected client.
 type ClientInfo struct {
-	ID                             ClientID      // for Send
-	Remote                         net.Addr      // its address
-	Mode                           Mode          // how its pings travel
-	Connected                      time.Time     // when its handshake finished
-	Pings                          int64         // pings answered
-	MessagesReceived, MessagesSent int64         // game messages
-	BytesSent, BytesReceived       uint64        // UDP payloads, from quic-go
-	RTT                            time.Duration // quic-go's smoothed RTT
-	PingsMissed                    int64         // pings lost on the way, by sequence gaps
-	Quality                        Quality       // as last reported; QualityUnknown before
-	Report                         *SyncReport   // the latest (about 1 a second); nil before
+	ID                             ClientID          // for Send
+	Remote                         net.Addr          // its address
+	Mode                           Mode              // how its pings travel
+	Connected                      time.Time         // when its handshake finished
+	Pings                          int64             // pings answered
+	MessagesReceived, MessagesSent int64             // game messages
+	BytesSent, BytesReceived       uint64            // UDP payloads, from quic-go
+	RTT                            time.Duration     // quic-go's smoothed RTT
+	Arrivals                       provider.Feedback // how early its stamped messages arrived (its pongs carry it)
+	PingsMissed                    int64             // pings lost on the way, by sequence gaps
+	Quality                        Quality           // as last reported; QualityUnknown before
+	Report                         *SyncReport       // the latest (about 1 a second); nil before
 }
 
 // serverClient is the server's handle of one connected client.
@@ -48,7 +50,8 @@ type serverClient struct {
 	since time.Time
 	log   *slog.Logger
 
-	out sender
+	out      sender
+	arrivals arrivals
 
 	pings, msgsRecv, msgsSent atomic.Int64
 
@@ -69,7 +72,7 @@ func (sc *serverClient) info() ClientInfo {
 	info := ClientInfo{ID: sc.id, Remote: sc.conn.RemoteAddr(), Mode: sc.mode, Connected: sc.since,
 		Pings: sc.pings.Load(), MessagesReceived: sc.msgsRecv.Load(), MessagesSent: sc.msgsSent.Load(),
 		BytesSent: qs.BytesSent, BytesReceived: qs.BytesReceived, RTT: qs.SmoothedRTT,
-		PingsMissed: sc.missed.Load()}
+		Arrivals: sc.arrivals.summary(), PingsMissed: sc.missed.Load()}
 	sc.dmu.Lock()
 	if sc.reported {
 		r := sc.report
@@ -222,6 +225,7 @@ func (s *Server) receiveDatagram(sc *serverClient, b []byte, at time.Duration, d
 	}
 	m.Payload = bytes.Clone(m.Payload)
 	m.Received = at
+	sc.arrivals.add(m.Stamp, at)
 	s.msgsRecv.Add(1)
 	sc.msgsRecv.Add(1)
 	if !d.offer(m) {
@@ -284,6 +288,7 @@ func (s *Server) readStream(ctx context.Context, sc *serverClient, str *quic.Rec
 			return
 		}
 		m.Reliable, m.Received = true, s.SharedTime()
+		sc.arrivals.add(m.Stamp, m.Received)
 		s.msgsRecv.Add(1)
 		sc.msgsRecv.Add(1)
 		s.deliver(sc, m)

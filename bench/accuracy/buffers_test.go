@@ -39,8 +39,8 @@ func TestInputsJSON(t *testing.T) {
 			}
 		}
 	}
-	if len(buffers) != 4 {
-		t.Errorf("%d buffer models, want 4", len(buffers))
+	if len(buffers) != 5 {
+		t.Errorf("%d buffer models, want 5", len(buffers))
 	}
 }
 
@@ -49,7 +49,7 @@ func TestInputsTable(t *testing.T) {
 	if err := run([]string{"-profile", "lan", "-duration", "20s", "-systems", "netclock", "-inputs", "-snapshot-every", "2"}, &out); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"netclock-fixed", "ngo", "n4e", "mirror", "oracle", "starved", "interp mean ms"} {
+	for _, want := range []string{"netclock-adaptive", "netclock-fixed", "ngo", "n4e", "mirror", "oracle", "starved", "interp mean ms"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}

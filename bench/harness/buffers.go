@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/netclock/netclock/nettime"
 	"github.com/netclock/netclock/provider"
 )
 
@@ -26,6 +27,10 @@ type View struct {
 	// Tick is the simulation tick; SnapshotInterval the server's
 	// snapshot interval.
 	Tick, SnapshotInterval time.Duration
+	// Samples are the ping samples netclock's estimator accepted since
+	// the previous frame, oldest first (Estimate includes them). Valid
+	// during the call only.
+	Samples []provider.Sample
 }
 
 // Feedback is what the simulated server returns to the client in each
@@ -37,6 +42,11 @@ type Feedback struct {
 	AgeEWMA time.Duration
 	// Valid is false until an input has arrived.
 	Valid bool
+	// Arrivals is the summary of the client's last inputs that netclock's
+	// transport returns in its pongs (provider.ArrivalWindow), in one
+	// snapshot per PingInterval as the pongs come; Count is 0 in the
+	// others.
+	Arrivals provider.Feedback
 }
 
 // BufferPolicy sizes a client's two margins: the predicted time its inputs
@@ -64,10 +74,12 @@ type BufferModel struct {
 	New func() BufferPolicy
 }
 
-// BufferModels returns the models compared by default: netclock's fixed
-// buffers, NGO as shipped, Netcode for Entities and Mirror.
+// BufferModels returns the models compared by default: netclock's adaptive
+// buffers (its default), its fixed buffers, NGO as shipped, Netcode for
+// Entities and Mirror.
 func BufferModels() []BufferModel {
 	return []BufferModel{
+		{"netclock-adaptive", func() BufferPolicy { return &netclockAdaptive{} }},
 		{"netclock-fixed", func() BufferPolicy { return netclockFixed{} }},
 		{"ngo", func() BufferPolicy { return &ngoBuffers{} }},
 		{"n4e", func() BufferPolicy { return &n4eBuffers{} }},
@@ -82,6 +94,51 @@ type netclockFixed struct{}
 func (netclockFixed) Snapshot(View, time.Duration, Feedback) {}
 
 func (netclockFixed) Timelines(v View) (time.Duration, time.Duration) { return v.Predicted, v.Server }
+
+// netclockAdaptive is netclock's default: a provider.Steered with its
+// default (adaptive) buffers, fed what the transport feeds it (the
+// estimate, each accepted ping sample, the arrival summary of each pong;
+// here of each snapshot), advanced every frame as ticksys advances it.
+type netclockAdaptive struct {
+	prov              *provider.Steered
+	now               time.Duration
+	started           bool
+	predicted, server nettime.Time
+}
+
+func (n *netclockAdaptive) Snapshot(_ View, _ time.Duration, fb Feedback) {
+	if n.prov != nil && fb.Arrivals.Count > 0 {
+		n.prov.ObserveFeedback(fb.Arrivals)
+	}
+}
+
+func (n *netclockAdaptive) Timelines(v View) (time.Duration, time.Duration) {
+	n.now = v.Now
+	if n.prov == nil {
+		cfg := provider.SteeredConfig{Clock: func() time.Duration { return n.now }}
+		if v.SnapshotInterval != v.Tick {
+			cfg.Buffers, _ = provider.NewAdaptive(provider.AdaptiveConfig{SnapshotInterval: v.SnapshotInterval})
+		}
+		n.prov, _ = provider.NewSteered(cfg)
+	}
+	if v.Estimate.Valid {
+		n.prov.SetEstimate(v.Estimate)
+	}
+	for _, s := range v.Samples {
+		n.prov.ObserveSample(s, v.Estimate)
+	}
+	switch {
+	case !v.Estimate.Valid:
+		return v.Predicted, v.Server
+	case !n.started:
+		n.started = true
+		n.predicted, n.server = nettime.New(TickRate, v.Shared), nettime.New(TickRate, v.Shared)
+		n.prov.InitializeClient(&n.predicted, &n.server)
+	default:
+		n.prov.AdvanceTime(&n.predicted, &n.server, v.Dt)
+	}
+	return n.predicted.Duration(), n.server.Duration()
+}
 
 // ngoBuffers is NGO as shipped (the constants of the ngo baseline): it
 // anchors both timelines on the server tick of a TimeSyncMessage once a

@@ -10,7 +10,7 @@ import (
 
 // A perfect network whose uplink takes 10 ms: the oracle sends each input
 // exactly 10 ms before its tick, and netclock's fixed buffers put every
-// input on time.
+// input on time. Its adaptive buffers (models[0]) are measured too.
 func ExampleBufferOptions() {
 	p := netsim.Profile{Name: "ten-ms", Up: netsim.LinkSpec{Base: 10 * time.Millisecond},
 		Down: netsim.LinkSpec{Base: 10 * time.Millisecond}}
@@ -21,7 +21,7 @@ func ExampleBufferOptions() {
 	}
 	r := rep.Results[0]
 	fmt.Printf("oracle: send %.0f ms before the tick\n", *r.OracleSendLeadMS)
-	b := r.Buffers[0]
+	b := r.Buffers[1]
 	fmt.Printf("%s: %.0f%% on time, %.0f%% starved\n", b.Model, 100*b.InputsOnTime, 100*b.StarvedFrames)
 	// Output:
 	// oracle: send 10 ms before the tick

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/netclock/netclock/netsim"
+	"github.com/netclock/netclock/provider"
 )
 
 // BufferOptions turn on the input and interpolation measurements of a Run
@@ -156,6 +157,7 @@ type jitModel struct {
 	next    int64 // next tick to send an input for; −1 before the first
 	arrived tickSet
 	age     Feedback
+	window  provider.ArrivalWindow
 	sent    int
 	leads   []float64 // ms, delivered inputs in the window
 	delays  []float64 // ms, frames after the warm-up
@@ -203,6 +205,7 @@ func newJIT(o Options, s *sim, c *ncClient) (*jit, error) {
 		b.Models = BufferModels()
 	}
 	j := &jit{o: o, s: s, c: c, tick: ServerFrame, every: b.SnapshotEvery}
+	c.collect = true
 	var err error
 	if j.oracleUp, j.down, err = o.Profile.NewLinks(o.Seed); err != nil {
 		return nil, err
@@ -230,6 +233,7 @@ func (j *jit) view(now time.Duration) View {
 	v := View{Now: now, Dt: now - j.lastNow, Estimate: j.c.prov.Estimate(), SRTT: j.c.srtt,
 		Tick: j.tick, SnapshotInterval: time.Duration(j.every) * j.tick}
 	v.Shared = v.Estimate.ServerTime(now)
+	v.Samples = j.c.samples
 	if j.c.sys != nil {
 		v.Predicted, v.Server = j.c.sys.PredictedTime().Duration(), j.c.sys.ServerTime().Duration()
 	}
@@ -247,7 +251,13 @@ func (j *jit) serverFrame(k int64) {
 		return
 	}
 	for _, m := range j.models {
-		m.fbs[j.snaps%fbRing] = m.age
+		fb := m.age
+		// The arrival summary rides a pong in the transport, 10 a second:
+		// here every PingInterval's worth of snapshots.
+		if int64(j.snaps)%int64(max(1, PingInterval/(time.Duration(j.every)*j.tick))) == 0 {
+			fb.Arrivals = m.window.Feedback()
+		}
+		m.fbs[j.snaps%fbRing] = fb
 	}
 	for _, at := range j.down.SendAppend(s.buf[:0], s.now) {
 		s.push(at, evSnapshot, Msg{Tick: k, Seq: j.snaps})
@@ -269,6 +279,7 @@ func (j *jit) deliver(ev event, sNow, cNow time.Duration) {
 			return
 		}
 		lead := time.Duration(ev.msg.Tick)*j.tick - sNow
+		m.window.Add(lead)
 		if m.age.Valid {
 			m.age.AgeEWMA += (lead - m.age.AgeEWMA) / 8
 		} else {
@@ -309,6 +320,7 @@ func (j *jit) clientFrame(t, cNow time.Duration) {
 		}
 	}
 	j.pending = j.pending[:0]
+	j.c.samples = j.c.samples[:0]
 	truth := s.server.Read(t)
 	newest, any := j.recv.newest()
 	measured := started && any && t >= j.o.Warmup && t < j.o.Duration-jitTail

@@ -39,7 +39,11 @@ func NetclockEvery(interval time.Duration) System {
 func newNetclock(interval time.Duration, toServer, toClient Link) (Client, Server) {
 	c := &ncClient{toServer: toServer, interval: interval}
 	c.est, _ = clocksync.New(clocksync.Config{})
-	c.prov, _ = provider.NewSteered(provider.SteeredConfig{Clock: func() time.Duration { return c.now }})
+	// Fixed buffers: the clock's figures, and the netclock-fixed buffer
+	// model, are of netclock's fixed defaults; the adaptive buffers are
+	// measured as a buffer model of their own (see BufferModels).
+	c.prov, _ = provider.NewSteered(provider.SteeredConfig{Clock: func() time.Duration { return c.now },
+		Buffers: provider.FixedBuffers{}})
 	return c, &echoServer{toClient: toClient}
 }
 
@@ -69,6 +73,10 @@ type ncClient struct {
 
 	firstPong time.Duration
 	srtt      time.Duration // smoothed RTT (1/8 gain), for the buffer models
+	// samples are the accepted samples since the buffer models' last
+	// frame, kept only if collect (a run with Buffers).
+	samples []provider.Sample
+	collect bool
 }
 
 // Ping implements Pacer: the connect burst, then the steady interval.
@@ -105,6 +113,9 @@ func (c *ncClient) Receive(m Msg, now time.Duration) {
 	}
 	if c.est.Observe(s) != nil {
 		return
+	}
+	if c.collect {
+		c.samples = append(c.samples, s)
 	}
 	c.prov.SetEstimate(c.est.Estimate())
 	// Start the tick system once the connect burst has been observed (or

@@ -10,7 +10,9 @@
 // to back), the error bound the client publishes and how often the truth
 // stayed within it, and how far ahead (predicted time, for inputs) and
 // behind (server time, for remote state) its timelines run. Once a second
-// it prints a table; at the end, a summary.
+// it prints a table; at the end, a summary, with each client's inputs on
+// time and starved frames of a real input and snapshot stream (bench/jitnet;
+// see jit.go).
 //
 // Usage:
 //
@@ -47,6 +49,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/netclock/netclock/bench/jitnet"
 	"github.com/netclock/netclock/netsim"
 	"github.com/netclock/netclock/transport"
 )
@@ -187,6 +190,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// down in the same order as the end of -duration.
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(context.Background()) }()
+	js := jitnet.NewServer(srv) // the game streams; see jit.go
+	defer js.Close()
 	var liveURL string
 	if opt.debug != "" {
 		url, stop, err := serveDebug(opt.debug, srv.DebugHandler())
@@ -210,6 +215,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	start := time.Now()
+	mark := time.AfterFunc(opt.warmup, func() {
+		js.Mark()
+		for _, p := range peers {
+			p.jit.Mark()
+		}
+	})
+	defer mark.Stop()
 	runCtx, cancel := context.WithTimeout(ctx, opt.duration)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -226,6 +238,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	monitor(runCtx, srv, peers, opt, stdout)
 	wg.Wait()
 	elapsed := time.Since(start)
+	streams := collectStreams(srv, js, peers) // before the clients close
 
 	sum := summary{DurationS: elapsed.Seconds(), WarmupS: opt.warmup.Seconds(), Seed: opt.seed,
 		SampleHz: float64(time.Second / sampleEvery)}
@@ -238,6 +251,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			h = &reports[i]
 		}
 		cs := p.summarize(h)
+		cs.Streams = streams[i]
 		sum.Clients = append(sum.Clients, cs)
 		if c := p.client.Load(); c != nil {
 			c.Close()

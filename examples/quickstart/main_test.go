@@ -65,6 +65,12 @@ func TestQuickstartJSON(t *testing.T) {
 				t.Errorf("%s: percentage %v", c.Profile, v)
 			}
 		}
+		if st := c.Streams; st == nil {
+			t.Errorf("%s: no game streams", c.Profile)
+		} else if !(st.InputsOnTimePct >= 0 && st.InputsOnTimePct <= 100 && st.StarvedPct >= 0 && st.StarvedPct <= 100) ||
+			st.ServerBufferMS < 0 || st.ClientBufferMS < 0 {
+			t.Errorf("%s: streams %+v", c.Profile, *st)
+		}
 		if c.PingsSent == 0 || c.PongsReceived == 0 {
 			t.Errorf("%s: %d pings sent, %d pongs received", c.Profile, c.PingsSent, c.PongsReceived)
 		}
@@ -107,7 +113,8 @@ func TestPrintedSummary(t *testing.T) {
 	s := summary{DurationS: 20, WarmupS: 5, Seed: 1, SampleHz: 60, Clients: []clientSummary{
 		{Profile: "fiber", Synced: true, SyncS: ptr(0.26), Samples: 900, SameTickPct: 100, InBoundPct: 100,
 			BoundMS: 1.5, TrueErrorMS: percentiles{P50: 0.05, P99: 0.2, Max: 0.25}, PingsSent: 200, Harness: h,
-			RatioP50: ptr(1.0), RatioP99: ptr(2.0)},
+			RatioP50: ptr(1.0), RatioP99: ptr(2.0), Streams: &streamSummary{InputsOnTimePct: 99.5, InputsLate: 4,
+				TicksWithoutInput: 6, Frames: 900, StarvedPct: 0.25, ServerBufferMS: 9.5, ClientBufferMS: 17.3}},
 		{Profile: "a-longer-name", Synced: false, Harness: h},
 	}}
 	var out bytes.Buffer
@@ -117,6 +124,11 @@ func TestPrintedSummary(t *testing.T) {
 	t.Log("\n" + text)
 	if strings.Contains(text, "expect") || strings.Contains(text, "issue") {
 		t.Errorf("the summary reads as a test:\n%s", text)
+	}
+	// The streams: a line for the client that has them, none for the other.
+	want := "  fiber      inputs on time  99.50% (4 late, 6 ticks without input), starved frames  0.25% of 900; buffers: server 9.5ms, client 17.3ms\n"
+	if !strings.Contains(text, want) || strings.Count(text, "inputs on time") != 1 {
+		t.Errorf("the streams are not one line %q", want)
 	}
 	for _, table := range [][]string{lines(text, "client", "synced after"), lines(text, "client", "quickstart p50")} {
 		if len(table) != 3 {

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/netclock/netclock/bench/jitnet"
 	"github.com/netclock/netclock/netsim"
 	"github.com/netclock/netclock/nettime"
 	"github.com/netclock/netclock/provider"
@@ -23,6 +24,7 @@ type peer struct {
 	conn    *netsim.Conn
 	clock   func() time.Duration // the client clock: the profile's offset, drift, jumps
 	start   time.Time            // the profile's true time 0
+	jit     *jitnet.Client       // the game streams
 
 	client   atomic.Pointer[transport.Client] // nil until dialed
 	syncedAt atomic.Int64                     // since start, ns; -1 until synced
@@ -91,7 +93,7 @@ func newPeer(p netsim.Profile, seed uint64) (*peer, error) {
 		conn.Close()
 		return nil, err
 	}
-	pr := &peer{profile: p, conn: conn, clock: clock, start: conn.Start()}
+	pr := &peer{profile: p, conn: conn, clock: clock, start: conn.Start(), jit: jitnet.NewClient()}
 	pr.syncedAt.Store(-1)
 	return pr, nil
 }
@@ -104,6 +106,7 @@ func (p *peer) run(ctx context.Context, addr net.Addr, dev transport.DevCert, lo
 		TLSConfig: dev.ClientTLS(), // trusts exactly the server's certificate
 		Provider:  provider.SteeredConfig{Clock: p.clock},
 		Logger:    log,
+		OnMessage: p.jit.OnMessage,
 	})
 	cancel()
 	if err != nil {
@@ -126,6 +129,10 @@ func (p *peer) run(ctx context.Context, addr net.Addr, dev transport.DevCert, lo
 		p.resets.Add(1)
 		log.Warn("reset", "reason", ev.Reason.String(), "skipped", ev.Skipped)
 	})
+	if err := p.jit.Start(c, sys); err != nil {
+		p.err = err
+		return
+	}
 	if err := c.Run(ctx); err != nil && ctx.Err() == nil {
 		p.err = err
 	}

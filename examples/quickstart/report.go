@@ -107,6 +107,9 @@ type clientSummary struct {
 	Harness  *harnessSummary `json:"harness,omitempty"`
 	RatioP50 *float64        `json:"ratio_p50,omitempty"`
 	RatioP99 *float64        `json:"ratio_p99,omitempty"`
+	// Streams is the client's game streams after the warm-up; nil if it
+	// never connected.
+	Streams *streamSummary `json:"streams,omitempty"`
 }
 
 func (p *peer) summarize(h *harnessSummary) clientSummary {
@@ -161,7 +164,7 @@ func printSummary(w io.Writer, s summary) {
 			c.BoundMS, pct(in), c.Resets, c.PingsLost, c.PingsSent)
 	}
 	tw.Flush()
-	// Inputs on time and starved frames, per client, print here.
+	printStreams(w, s.Clients)
 	fmt.Fprintln(w, "\nsame tick: how often the client's current tick (of its SharedTime) was the server's; it can")
 	fmt.Fprintln(w, "  differ only within the true error of a tick boundary. in bound: how often |true error| was")
 	fmt.Fprintln(w, "  within the error bound the client published. predicted / server time (live table): where")

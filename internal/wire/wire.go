@@ -163,6 +163,11 @@ type Pong struct {
 	ServerReceive time.Duration
 	// ServerSend is T3, the server clock when the pong left.
 	ServerSend time.Duration
+	// HasFeedback says whether the pong carries Feedback (PongFeedbackLen
+	// bytes instead of PongLen; see feedback.go).
+	HasFeedback bool
+	// Feedback is the server's summary of the client's stamped arrivals.
+	Feedback Feedback
 }
 
 const (
@@ -298,20 +303,37 @@ func AppendPong(b []byte, p Pong) []byte {
 	b = binary.BigEndian.AppendUint32(b, p.Seq)
 	b = binary.BigEndian.AppendUint64(b, uint64(p.ClientSend))
 	b = binary.BigEndian.AppendUint64(b, uint64(p.ServerReceive))
-	return binary.BigEndian.AppendUint64(b, uint64(p.ServerSend))
+	b = binary.BigEndian.AppendUint64(b, uint64(p.ServerSend))
+	if p.HasFeedback {
+		b = appendFeedback(b, p.Feedback)
+	}
+	return b
 }
 
-// ParsePong decodes a Pong, with errors as ParsePing.
+// ParsePong decodes a Pong of PongLen bytes, or of PongFeedbackLen with its
+// Feedback, with errors as ParsePing.
 func ParsePong(b []byte) (Pong, error) {
-	if err := parseDatagramHeader(b, typePong, PongLen); err != nil {
+	n := PongLen
+	if len(b) == PongFeedbackLen {
+		n = PongFeedbackLen
+	}
+	if err := parseDatagramHeader(b, typePong, n); err != nil {
 		return Pong{}, err
 	}
-	return Pong{
+	p := Pong{
 		Seq:           binary.BigEndian.Uint32(b[2:]),
 		ClientSend:    time.Duration(binary.BigEndian.Uint64(b[6:])),
 		ServerReceive: time.Duration(binary.BigEndian.Uint64(b[14:])),
 		ServerSend:    time.Duration(binary.BigEndian.Uint64(b[22:])),
-	}, nil
+	}
+	if n == PongFeedbackLen {
+		f, err := parseFeedback(b[PongLen:])
+		if err != nil {
+			return Pong{}, err
+		}
+		p.Feedback, p.HasFeedback = f, true
+	}
+	return p, nil
 }
 
 func parseDatagramHeader(b []byte, typ byte, n int) error {

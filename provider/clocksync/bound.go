@@ -95,3 +95,34 @@ const riseHold = 5 * time.Second
 // (a normal prior centred on 0): consumer clocks drift by a median of about
 // 78 ppm and some beyond 500 ppm.
 const driftPrior = 200e-6
+
+// recentHard is the hard bound on the detrended offset theta from the
+// floors of the newest samples (recentWindow, at least recentMin): the
+// offset lies between −(downlink floor) and the uplink floor, up to what
+// the drift's error moves them over that span.
+func (e *Estimator) recentHard(now, theta int64) int64 {
+	mu, mw := int64(math.MaxInt64), int64(math.MaxInt64)
+	k := 0
+	for ; k < min(e.n, recentMax); k++ {
+		i := e.at(e.n - 1 - k)
+		if k >= recentMin && now-e.t[i] > recentWindow {
+			break
+		}
+		mu, mw = min(mu, e.ud[i]), min(mw, e.wd[i])
+	}
+	if k == 0 {
+		return math.MaxInt64
+	}
+	span := now - e.t[e.at(e.n-k)]
+	tilt := int64(3*e.driftSE()*float64(max(span, e.t[e.at(e.n-1)]-e.t[e.head]))) + int64(20*time.Microsecond)
+	return max(theta+mw, mu-theta) + tilt
+}
+
+// driftTilt bounds how far the drift's error tilts the detrended floors
+// over the window: three standard errors over half its span.
+func (e *Estimator) driftTilt() int64 {
+	if e.n < 2 {
+		return 0
+	}
+	return int64(3 * e.driftSE() * float64(e.t[e.at(e.n-1)]-e.t[e.head]) / 2)
+}

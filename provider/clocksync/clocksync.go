@@ -28,17 +28,26 @@
 // A move of the floors is the clock's when both move by the same amount in
 // opposite directions, the path's when one moves by itself. Clock moves
 // move the offset: a jump (steps.go) restarts the window, a slew is
-// followed by the drift. Path moves must not: the path tracker (path.go)
+// followed by the drift, and a rate change (a slew starting or ending,
+// seen as the newest drift bins bending away from the history in both
+// directions alike) keeps only what followed it. Path moves must not: the path tracker (path.go)
 // holds the offset across them and the asymmetry term A absorbs the move,
 // and a path that returns to a state seen before takes that state's A
-// back. Samples far slower than the floor (a paused peer) are set aside.
-// The estimator's State says which of these it stands on.
+// back. One floor that falls alone may still be the clock, the other
+// side's rise hidden in its jitter: such a fall stays in doubt until the
+// other side's samples decide (doubt.go), and one proved the clock's is
+// taken back as a jump. Floors that move after an interruption (a
+// handover, a re-route) are the path's. Samples far slower than the floor
+// (a paused peer) are set aside. The estimator's State says which of these
+// it stands on.
 //
 // The error bound (bound.go) comes from the spacing of the lowest samples in
 // each direction (an estimate of how far the minimum can still be above the
 // true floor), the drift's error over the window, the bins' wander and the
-// uncertainty of every inferred asymmetry, and is never more than the hard
-// bound (min RTT + |A|)/2 that holds whatever the jitter.
+// uncertainty of every inferred asymmetry — a path change held, a clock
+// move taken back, a fall in doubt — and is never more than the hard bound
+// that the newest samples give whatever the jitter and the inferences: the
+// offset lies between −(their downlink floor) and their uplink floor.
 package clocksync
 
 import (
@@ -117,59 +126,6 @@ func (c Config) resolve() (Config, error) {
 	return c, nil
 }
 
-// Event says what the estimator detected in a sample.
-type Event int
-
-const (
-	// EventNone: an ordinary sample.
-	EventNone Event = iota
-	// EventClockJump: one clock stepped; the window restarted.
-	EventClockJump
-	// EventPathChange: a one-way delay stepped; the offset held.
-	EventPathChange
-	// EventClockShift: the floors moved equally and oppositely over
-	// seconds: a clock slewed; the offset followed it.
-	EventClockShift
-	// EventStall: the sample's round trip was far above the floor (a
-	// paused peer, a burst of queued pings); it was set aside.
-	EventStall
-	// EventRestart: no sample for as long as the window; the estimator
-	// started afresh, keeping the drift and the path asymmetry.
-	EventRestart
-)
-
-// String returns the event's name as logs print it: "none", "clock-jump",
-// "path-change" or "clock-shift" ("Event(n)" for an unknown value).
-func (e Event) String() string {
-	switch e {
-	case EventNone:
-		return "none"
-	case EventClockJump:
-		return "clock-jump"
-	case EventPathChange:
-		return "path-change"
-	case EventClockShift:
-		return "clock-shift"
-	case EventStall:
-		return "stall"
-	case EventRestart:
-		return "restart"
-	}
-	return fmt.Sprintf("Event(%d)", int(e))
-}
-
-// Stats are running counts of an Estimator.
-type Stats struct {
-	Samples     int64 // accepted samples
-	Rejected    int64 // samples Observe rejected
-	Duplicates  int64 // samples ignored as exact repeats
-	Jumps       int64 // clock jumps detected
-	PathChanges int64 // path changes detected, less those a clock shift found later explained
-	ClockShifts int64 // slow clock moves (slews) detected
-	Stalled     int64 // samples set aside as stalled (a round trip far above the floor)
-	Restarts    int64 // fresh starts after a gap as long as the window
-}
-
 // Estimator turns samples into an Estimate. It is not safe for concurrent
 // use; the transport calls it from one goroutine and hands the Estimate on.
 type Estimator struct {
@@ -225,6 +181,7 @@ type Estimator struct {
 	// How far the recent samples lift a floor the window still holds low,
 	// while the clock moves (path.go).
 	liftU, liftW int64
+	doubt        doubt // a one-sided fall that may be the clock (doubt.go)
 	lastPathAt   int64
 	spU, spW     int64 // spacing of the lowest samples at the last bound
 
@@ -233,7 +190,10 @@ type Estimator struct {
 	gatedRun   int
 	gatedSince int64
 
-	segU, segW int // the current path segment of each direction
+	segU, segW int   // the current path segment of each direction
+	kinks      int   // bins in a row whose slope bent away (steps.go)
+	bendErr    int64 // what an unconfirmed bend can have added to the offset
+	dirSlopes  dirSlopes
 	driftHold  int // bins to wait before the drift is refitted
 
 	// The drift tracker: the minimum u and w of each BinDuration of client
@@ -362,12 +322,20 @@ func (e *Estimator) Observe(s provider.Sample) error {
 
 	if ev := e.detectSteps(); ev != EventNone {
 		e.last = ev
+	} else if ev := e.weighDoubt(); ev != EventNone {
+		e.last = ev
 	}
 	binDone := e.addToBin(tc, u, w)
 	e.sinceFit++
 	if e.sinceFit >= fitEvery(e.n) || binDone || e.last != EventNone {
 		e.fit(tc, binDone || e.last != EventNone)
 		e.sinceFit = 0
+	}
+	if binDone && e.last == EventNone {
+		if ev := e.detectKink(); ev != EventNone {
+			e.last = ev
+			e.fit(tc, true)
+		}
 	}
 	e.update(tc)
 	return nil
@@ -413,6 +381,8 @@ func (e *Estimator) startAfresh() {
 	e.binN, e.binsDone, e.cur = 0, 0, bin{}
 	e.gatedRun = 0
 	e.acquiring = acquireSamples
+	e.forgetPaths()
+	e.doubt.on = false
 }
 
 // update recomputes the Estimate after a sample at client time now.
@@ -451,11 +421,24 @@ func (e *Estimator) update(now int64) {
 	if e.bound >= 0 {
 		bound = min(hard, e.bound+e.asymErr/2)
 	}
-	// Never claim less than what the drift's and A's errors allow.
+	// Never claim less than what the drift's and A's errors allow, nor
+	// more than the hard bound, which holds whatever A is: every sample
+	// puts the offset between −(its downlink) and its uplink. On the
+	// newest samples alone, so that old samples of a clock that has
+	// stepped since do not narrow it.
 	bound = max(bound, tilt+e.asymErr/2+int64(20*time.Microsecond))
-	// A clock move under way is followed on the newest samples alone
-	// (path.go): as far again as it lifted the floor is possible.
+	if bound > hard { // (the window's floors are lower: no cap below that)
+		bound = min(bound, e.recentHard(now, theta))
+	}
+	// What a clock move under way can add, which the newest samples may
+	// straddle: as far again as it lifted a floor (path.go); a fall in
+	// doubt (doubt.go); samples held out below a floor, which may be a
+	// jump.
 	bound += max(e.liftU, e.liftW) / 2
+	if e.doubt.on {
+		bound += e.doubt.size / 2
+	}
+	bound += max(fu-all.minU, fw-all.minW, 0) + e.bendErr
 	e.est = provider.Estimate{
 		Valid:          true,
 		At:             time.Duration(now),
@@ -469,15 +452,6 @@ func (e *Estimator) update(now int64) {
 	}
 }
 
-// driftTilt bounds how far the drift's error tilts the detrended floors
-// over the window: three standard errors over half its span.
-func (e *Estimator) driftTilt() int64 {
-	if e.n < 2 {
-		return 0
-	}
-	return int64(3 * e.driftSE() * float64(e.t[e.at(e.n-1)]-e.t[e.head]) / 2)
-}
-
 // floorTolerance is how far a floor may move by itself without being a
 // path change: a few spacings of the lowest samples (the floor's own
 // uncertainty), never under tolMin. The drift's error is no part of it: it
@@ -485,7 +459,8 @@ func (e *Estimator) driftTilt() int64 {
 // clock.
 func (e *Estimator) floorTolerance() (tolU, tolW int64) {
 	base := tolMin + 2*e.driftTilt()
-	return max(base, tolSpacings*e.spU), max(base, tolSpacings*e.spW)
+	tolU, tolW = max(base, tolSpacings*e.spU), max(base, tolSpacings*e.spW)
+	return tolU, tolW
 }
 
 const (

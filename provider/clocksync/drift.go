@@ -152,6 +152,7 @@ func (e *Estimator) fitOnce(from int, guess float64, weighted bool) (r, se float
 	// not outvote a clean one.
 	su, seU, okU := e.slope(0, split)
 	sw, seW, okW := e.slope(split, n)
+	e.dirSlopes = dirSlopes{su, seU, okU, sw, seW, okW}
 	switch {
 	case !okU && !okW:
 		return 0, 0, false
@@ -315,4 +316,13 @@ func nth(v []float64, k int) float64 {
 		}
 	}
 	return v[k]
+}
+
+// dirSlopes are each direction's slope and standard error from the last
+// fit, before they are combined.
+type dirSlopes struct {
+	u, seU float64
+	okU    bool
+	w, seW float64
+	okW    bool
 }

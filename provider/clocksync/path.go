@@ -103,7 +103,13 @@ func (e *Estimator) remember(r pathRef) {
 // what the drift's error can have moved it since.
 func (e *Estimator) matches(k pathRef, fu, fw, tu, tw, now int64) bool {
 	ku, kw := e.floorsAt(k)
+	// The drift's error since k moves both floors; once it could move them
+	// by more than their own uncertainty, another state would match as
+	// well, and a false match claims A's old certainty.
 	slack := int64(3 * e.driftSE() * float64(now-k.at))
+	if slack > 3*min(tu, k.tolU) || slack > 3*min(tw, k.tolW) {
+		return false
+	}
 	return abs64(fu-ku) <= tu+k.tolU+slack && abs64(fw-kw) <= tw+k.tolW+slack
 }
 
@@ -203,11 +209,23 @@ func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 	e.lastPathAt = now
 	grown := int64(3 * e.driftSE() * float64(now-e.episode.at))
 	e.asymErr = e.episode.asymErr + 2*(e.episode.bound+grown)
+	matched := false
 	for k := 0; k < e.knownN; k++ {
 		if e.matches(e.known[k], used.minU, used.minW, tolU, tolW, now) {
 			e.asym, e.asymErr = e.known[k].asym, e.known[k].asymErr
+			matched = true
 			break
 		}
+	}
+	// A fall on one side alone may be the clock, the other side's rise
+	// still hidden in its jitter (doubt.go). A return to a known state is
+	// no such doubt.
+	switch {
+	case matched:
+	case pU < -tolU && abs64(pW) <= tolW:
+		e.suspect(true, -pU, tolW, now)
+	case pW < -tolW && abs64(pU) <= tolU:
+		e.suspect(false, -pW, tolU, now)
 	}
 	e.ref = e.makeRef(used, tolU, tolW, now)
 	e.pathLog[e.pathLogN%numPathLog] = pathEvent{at: now, before: before}
@@ -320,9 +338,13 @@ func (e *Estimator) holdErr(now int64) int64 {
 }
 
 // undoPathChangesSince takes back the path changes absorbed since client
-// time t: a clock shift found later explains the moves they absorbed.
+// time t: a clock shift found later explains the moves they absorbed. That
+// is an inference too: A keeps what it took back as its error, in case
+// they were the path after all.
 func (e *Estimator) undoPathChangesSince(t int64) {
 	oldest := max(0, e.pathLogN-numPathLog)
+	was, wasErr := e.asym, e.asymErr
+	undone := false
 	for e.pathLogN > oldest {
 		ev := e.pathLog[(e.pathLogN-1)%numPathLog]
 		if ev.at < t {
@@ -332,8 +354,17 @@ func (e *Estimator) undoPathChangesSince(t int64) {
 		e.ref = ev.before
 		e.pathLogN--
 		e.stats.PathChanges--
+		undone = true
+	}
+	if undone {
+		e.asymErr = max(wasErr, e.asymErr+abs64(was-e.asym))
 	}
 }
+
+// forgetPaths drops the remembered path states: after the clock jumped,
+// shifted its rate or went unseen for a window, the floors they were seen
+// at no longer compare with today's.
+func (e *Estimator) forgetPaths() { e.knownN = 0 }
 
 // driftSE is the drift's standard error, or the prior's before a fit.
 func (e *Estimator) driftSE() float64 {

@@ -1,6 +1,9 @@
 package clocksync
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // tolerances returns how far below a floor a sample must be to count as a
 // step down (a quarter of the mean excess over the floor, which the floor
@@ -100,9 +103,18 @@ func (e *Estimator) detectSteps() Event {
 		// a little above its floor), and not one side dropping while the
 		// other only wobbles: the mean excess (meanU, meanW) is no
 		// measure here, as a queue draining inflates it.
-		if ma, mb := abs64(a), abs64(b); isJump && abs64(ma-mb) <= max(ma, mb)/3+int64(200*time.Microsecond) {
+		// After an interruption, moves the path could make (each floor
+		// moved by less than the round trip) are the path's: a handover or
+		// a re-route moves the floors, and a clock steps without one. The
+		// path tracker holds them, in doubt (doubt.go).
+		ma, mb := abs64(a), abs64(b)
+		if isJump && max(ma, mb) < e.rttFloor && e.recentGap() {
+			isJump = false
+		}
+		if isJump && abs64(ma-mb) <= max(ma, mb)/3+int64(200*time.Microsecond) {
 			e.olderDirty = true
 			e.restart(span - skip)
+			e.forgetPaths()
 			e.acquiring = acquireSamples
 			e.stats.Jumps++
 			return EventClockJump
@@ -141,34 +153,7 @@ func (e *Estimator) detectSteps() Event {
 	// (A rise as old as the window leaves nothing before it to compare.)
 	if span <= e.n/2 && (a < 0) != (b < 0) && abs64(a) > noiseU && abs64(b) > noiseW &&
 		abs64(a+b) <= max(noiseU+noiseW, max(abs64(a), abs64(b))/2) {
-		// The rate changed: the window and the drift history keep only
-		// what followed the shift, the drift is refitted on every new bin
-		// until the history fills again, and the path changes the moving
-		// floors were taken for are undone.
-		e.belowU, e.belowW, e.aboveU, e.aboveW = 0, 0, 0, 0
-		e.head = e.at(e.n - span)
-		e.n = span
-		e.olderN, e.olderDirty = 0, true
-		since := e.t[e.head]
-		for e.binN > 0 && e.bins[e.binHead].start < since {
-			e.binHead = (e.binHead + 1) % numBins
-			e.binN--
-		}
-		e.binsDone = e.binN
-		// (The path tracker can have taken the start of the slew for a
-		// path change up to a recent window before the rise showed.)
-		e.undoPathChangesSince(since - recentWindow)
-		// The floors now come from what followed the shift alone: take
-		// them as the reference afresh, and for longer than after a start,
-		// as a slew goes on for as long as it corrects and the drift
-		// tracker follows it bin by bin.
-		e.acquiring = 4 * acquireSamples
-		e.slewing = true
-		// The rate just changed: until the drift is fitted again on what
-		// followed, it is known no better than the prior says, and the
-		// bound must say so.
-		e.fitted = false
-		e.stats.ClockShifts++
+		e.rateShift(span)
 		return EventClockShift
 	}
 	// A floor that rose by itself: a queue or a longer path. The window
@@ -266,4 +251,102 @@ func (e *Estimator) restart(keep int) {
 	e.olderN, e.olderDirty = 0, true
 	e.bound = -1
 	e.binN, e.binsDone, e.cur = 0, 0, bin{}
+	e.doubt.on = false
+}
+
+// rateShift keeps only the newest span samples after the clock's rate
+// changed (a slew started or ended): the window and the drift history keep
+// only what followed the shift, the drift is refitted on every new bin
+// until the history fills again, and the path changes the moving floors
+// were taken for are undone.
+func (e *Estimator) rateShift(span int) {
+	e.belowU, e.belowW, e.aboveU, e.aboveW = 0, 0, 0, 0
+	e.head = e.at(e.n - span)
+	e.n = span
+	e.olderN, e.olderDirty = 0, true
+	since := e.t[e.head]
+	for e.binN > 0 && e.bins[e.binHead].start < since {
+		e.binHead = (e.binHead + 1) % numBins
+		e.binN--
+	}
+	e.binsDone = e.binN
+	// (The path tracker can have taken the start of the slew for a path
+	// change up to a recent window before the rise showed.)
+	e.undoPathChangesSince(since - recentWindow)
+	e.forgetPaths()
+	// The floors now come from what followed the shift alone: take them as
+	// the reference afresh, and for longer than after a start, as a slew
+	// goes on for as long as it corrects and the drift tracker follows it
+	// bin by bin.
+	e.acquiring = 4 * acquireSamples
+	e.slewing = true
+	// The rate just changed: until the drift is fitted again on what
+	// followed, it is known no better than the prior says, and the bound
+	// must say so.
+	e.fitted = false
+	e.stats.ClockShifts++
+}
+
+// kinkBins is how many of the newest drift bins are fitted on their own to
+// see the rate change: 16 s.
+const kinkBins = 8
+
+// kinkSlack is how far the newest bins' slope may differ from the
+// history's beyond their errors before the rate counts as changed.
+const kinkSlack = 50e-6
+
+// kinkSigmas is how many standard errors apart the slopes must be, and
+// kinkRun on how many bins in a row: short fits to a few jittery minima
+// stray further than their errors say now and then.
+const (
+	kinkSigmas = 5
+	kinkRun    = 3
+)
+
+// detectKink compares the slope of the newest bins with the drift fitted
+// over the whole history. A slew that starts or ends without a step of
+// the floors the rise detector would see (on a jittery path a floor that
+// rises at a few hundred ppm hides in the jitter for a long time) bends
+// the floors there; both directions bend alike, which a queue does not.
+func (e *Estimator) detectKink() Event {
+	if e.slewing || e.acquiring > 0 || e.driftHold > 0 || !e.fitted || e.binN < 3*kinkBins {
+		e.kinks, e.bendErr = 0, 0
+		return EventNone
+	}
+	rK, seK, ok := e.regressBins(e.binN - kinkBins)
+	if !ok {
+		e.kinks, e.bendErr = 0, 0
+		return EventNone
+	}
+	d := e.dirSlopes
+	// Long before a bend is sure, the offset may be off by what it adds up
+	// to over the newest bins: the bound says so.
+	since := e.bins[(e.binHead+e.binN-kinkBins)%numBins].start
+	e.bendErr = 0
+	if diff := math.Abs(rK - e.r); diff > 2*math.Hypot(seK, e.rSE) {
+		e.bendErr = int64(diff * float64(e.t[e.at(e.n-1)]-since))
+	}
+	// Both directions bend, the same way and by as much: a clock. A queue
+	// bends one, or each its own way.
+	bent := func(s, se float64) bool {
+		return (s-e.r > 0) == (rK-e.r > 0) && math.Abs(s-e.r) > kinkSigmas/2*math.Hypot(se, e.rSE)+kinkSlack/2
+	}
+	if !d.okU || !d.okW || math.Abs(rK-e.r) <= kinkSigmas*math.Hypot(seK, e.rSE)+kinkSlack ||
+		!bent(d.u, d.seU) || !bent(d.w, d.seW) || math.Abs(d.u-d.w) > 3*math.Hypot(d.seU, d.seW)+kinkSlack {
+		e.kinks = 0
+		return EventNone
+	}
+	if e.kinks++; e.kinks < kinkRun {
+		return EventNone
+	}
+	e.kinks, e.bendErr = 0, 0
+	span := 0
+	for span < e.n && e.t[e.at(e.n-1-span)] >= since {
+		span++
+	}
+	if span < 2 || span > e.n/2 {
+		return EventNone
+	}
+	e.rateShift(span)
+	return EventClockShift
 }

@@ -1,0 +1,287 @@
+package provider
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/netclock/netclock/nettime"
+)
+
+const ms = time.Millisecond
+
+func TestArrivalWindow(t *testing.T) {
+	tests := []struct {
+		name    string
+		margins []time.Duration
+		want    Feedback
+	}{
+		{"empty", nil, Feedback{}},
+		{"one late", []time.Duration{-2 * ms}, Feedback{Total: 1, Count: 1, Late: 1, P1: -2 * ms, P5: -2 * ms, P50: -2 * ms}},
+		{"zero is on time", []time.Duration{0, 5 * ms}, Feedback{Total: 2, Count: 2, P1: 0, P5: 0, P50: 0}},
+		{"1..100 ms", seq(1, 100), Feedback{Total: 100, Count: 100, P1: 1 * ms, P5: 5 * ms, P50: 50 * ms}},
+		// 200 arrivals: the window keeps the last 128 (73..200 ms).
+		{"window", seq(1, 200), Feedback{Total: 200, Count: FeedbackWindow, P1: 74 * ms, P5: 79 * ms, P50: 136 * ms}},
+		{"late ones", append(seq(-3, 96), 0), Feedback{Total: 101, Count: 101, Late: 3, P1: -2 * ms, P5: 1 * ms, P50: 46 * ms}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var w ArrivalWindow
+			for _, m := range tc.margins {
+				w.Add(m)
+			}
+			if diff := cmp.Diff(tc.want, w.Feedback()); diff != "" {
+				t.Errorf("Feedback (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// seq returns from..to milliseconds.
+func seq(from, to int) []time.Duration {
+	var s []time.Duration
+	for i := from; i <= to; i++ {
+		s = append(s, time.Duration(i)*ms)
+	}
+	return s
+}
+
+// sampleWith returns a ping sample sent at client time t1 over a link with
+// the given one-way delays, the server clock being the client clock plus
+// offset, and the server holding the ping 1ms.
+func sampleWith(t1, offset, up, down time.Duration) Sample {
+	t2 := t1 + offset + up
+	return Sample{ClientSend: t1, ServerReceive: t2, ServerSend: t2 + ms, ClientReceive: t1 + up + ms + down}
+}
+
+func TestAdaptiveSizesFromDelays(t *testing.T) {
+	const tick = time.Second / 60
+	e := Estimate{Valid: true, Offset: 7 * time.Second, Uplink: 20 * ms, Downlink: 30 * ms}
+	tests := []struct {
+		name         string
+		cfg          AdaptiveConfig
+		n            int
+		up, down     func(i int) time.Duration
+		wantState    AdaptiveState
+		wantS, wantC time.Duration
+	}{
+		{"warmup gives the fixed defaults", AdaptiveConfig{}, 15, constant(20 * ms), constant(30 * ms),
+			AdaptiveWarmup, 2 * tick, tick},
+		{"steady link: a tick for the game loop, the snapshot interval", AdaptiveConfig{}, 100, constant(20 * ms), constant(30 * ms),
+			AdaptiveOpenLoop, tick, tick},
+		// Delays 20..119ms: the 99th percentile is 118ms.
+		{"jitter: the 99th percentile", AdaptiveConfig{}, 100, ramp(20 * ms), ramp(30 * ms),
+			AdaptiveOpenLoop, 98*ms + tick, 98*ms + tick},
+		{"90% target, 50ms snapshots", AdaptiveConfig{Target: 0.9, SnapshotInterval: 50 * ms}, 100, ramp(20 * ms), ramp(30 * ms),
+			AdaptiveOpenLoop, 89*ms + tick, 89*ms + 50*ms},
+		// A window of 16: only the last 16 samples (84..99 ms above the floor) count.
+		{"window forgets", AdaptiveConfig{Window: 16}, 100, ramp(20 * ms), ramp(30 * ms),
+			AdaptiveOpenLoop, 99*ms + tick, 99*ms + tick},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := NewAdaptive(tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range tc.n {
+				a.ObserveSample(sampleWith(time.Duration(i)*100*ms, e.Offset, tc.up(i), tc.down(i)), e)
+			}
+			s, c := a.Buffers(tick)
+			if diff := cmp.Diff([]any{tc.wantState, tc.wantS, tc.wantC}, []any{a.State(), s, c}); diff != "" {
+				t.Errorf("state, server, client buffer (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func constant(d time.Duration) func(int) time.Duration { return func(int) time.Duration { return d } }
+
+// ramp is floor + i ms for the i-th sample, shuffled by a stride so the
+// window does not see them in order.
+func ramp(floor time.Duration) func(int) time.Duration {
+	return func(i int) time.Duration { return floor + time.Duration(i%100)*ms }
+}
+
+func TestAdaptiveFeedback(t *testing.T) {
+	const tick = time.Second / 60
+	e := Estimate{Valid: true, Uplink: 20 * ms, Downlink: 20 * ms}
+	fb := func(total uint32, late int, p1 time.Duration) Feedback {
+		return Feedback{Total: total, Count: FeedbackWindow, Late: late, P1: p1, P5: p1 + ms, P50: p1 + 10*ms}
+	}
+	ticks := func(x float64) time.Duration { return time.Duration(x * float64(tick)) }
+	// The aim is 0.5% late: a window of 128 with 10 late is 14.6 times
+	// above it, and moves the lead by 0.05 × 14.6 ticks.
+	tenLate := ticks(0.05 * (10.0/128 - 0.005) / 0.005)
+	oneLate := ticks(0.05 * (1.0/128 - 0.005) / 0.005)
+	tests := []struct {
+		name      string
+		feedback  []Feedback
+		wantCorr  time.Duration
+		wantState AdaptiveState
+	}{
+		// The open loop starts the correction at a tick.
+		{"none", nil, tick, AdaptiveOpenLoop},
+		{"too few arrivals", []Feedback{{Total: 10, Count: 10, Late: 10, P1: -50 * ms}}, tick, AdaptiveOpenLoop},
+		{"none late narrows", []Feedback{fb(128, 0, 5*ms)}, tick + ticks(-0.05), AdaptiveClosedLoop},
+		{"by at most half the 1st percentile", []Feedback{fb(128, 0, ms)}, tick - ms/2, AdaptiveClosedLoop},
+		{"one late widens a little", []Feedback{fb(128, 1, -ms)}, tick + oneLate, AdaptiveClosedLoop},
+		{"late widens", []Feedback{fb(128, 10, -20*ms)}, tick + tenLate, AdaptiveClosedLoop},
+		{"no further than the 1st percentile", []Feedback{fb(128, 10, -ms)}, tick + ms + tick/8, AdaptiveClosedLoop},
+		{"at most two ticks a window", []Feedback{fb(128, 128, -time.Second)}, tick + ticks(2), AdaptiveClosedLoop},
+		{"slack beyond a tick narrows faster", []Feedback{fb(128, 0, tick+10*ms)}, tick + ticks(-0.05) - ms, AdaptiveClosedLoop},
+		{"a window seen in part is ignored", []Feedback{fb(128, 10, -20*ms), fb(200, 10, -20*ms)}, tick + tenLate, AdaptiveClosedLoop},
+		{"a new window counts", []Feedback{fb(128, 10, -20*ms), fb(256, 10, -20*ms)}, tick + 2*tenLate, AdaptiveClosedLoop},
+		{"Total wraps", []Feedback{fb(1<<32-10, 10, -20*ms), fb(118, 10, -20*ms)}, tick + 2*tenLate, AdaptiveClosedLoop},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a, _ := NewAdaptive(AdaptiveConfig{})
+			for i := range 20 {
+				a.ObserveSample(sampleWith(time.Duration(i)*100*ms, 0, 20*ms, 20*ms), e)
+			}
+			a.Buffers(tick)
+			for _, f := range tc.feedback {
+				a.ObserveFeedback(f)
+			}
+			s, _ := a.Buffers(tick)
+			if diff := cmp.Diff([]any{tc.wantState, tc.wantCorr, max(0, tc.wantCorr)}, []any{a.State(), a.Correction(), s}); diff != "" {
+				t.Errorf("state, correction, server buffer (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// The correction is bounded whatever the server says.
+	a, _ := NewAdaptive(AdaptiveConfig{})
+	for i := range 20 {
+		a.ObserveSample(sampleWith(time.Duration(i)*100*ms, 0, 20*ms, 20*ms), e)
+	}
+	for i := range 1000 {
+		a.ObserveFeedback(fb(uint32(128*(i+1)), 128, -time.Hour))
+	}
+	if got := a.Correction(); got != maxCorrection {
+		t.Errorf("correction after 1000 late windows %v, want %v", got, maxCorrection)
+	}
+}
+
+func TestAdaptiveConfigValidation(t *testing.T) {
+	for _, cfg := range []AdaptiveConfig{{Target: 0.4}, {Target: 1}, {Window: 8}, {Window: MaxDelayWindow + 1}, {SnapshotInterval: -ms}} {
+		if _, err := NewAdaptive(cfg); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("NewAdaptive(%+v) error = %v, want ErrInvalidConfig", cfg, err)
+		}
+	}
+}
+
+func TestAdaptiveDoesNotAllocate(t *testing.T) {
+	a, _ := NewAdaptive(AdaptiveConfig{})
+	e := Estimate{Valid: true, Uplink: 20 * ms, Downlink: 20 * ms}
+	var w ArrivalWindow
+	i := 0
+	allocs := testing.AllocsPerRun(1000, func() {
+		i++
+		a.ObserveSample(sampleWith(time.Duration(i)*100*ms, 0, 20*ms+time.Duration(i%7)*ms, 20*ms), e)
+		w.Add(time.Duration(i%11) * ms)
+		a.ObserveFeedback(w.Feedback())
+		a.Buffers(16 * ms)
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per sample, want 0", allocs)
+	}
+}
+
+// stepPolicy is a BufferPolicy whose buffers a test sets.
+type stepPolicy struct{ server, client time.Duration }
+
+func (*stepPolicy) ObserveSample(Sample, Estimate) {}
+func (*stepPolicy) ObserveFeedback(Feedback)       {}
+func (p *stepPolicy) Buffers(time.Duration) (time.Duration, time.Duration) {
+	return p.server, p.client
+}
+
+// A buffer change of any size is slewed, never a reset, and is reached.
+func TestBufferChangeNeverResets(t *testing.T) {
+	tests := []struct {
+		name                   string
+		server, client         time.Duration // the policy's buffers after the change
+		dt                     time.Duration
+		maxDeviation, slewTime float64
+	}{
+		{"lead +500ms", 500 * ms, 0, time.Second / 60, 0, 0},
+		{"delay +1s", 0, time.Second, time.Second / 60, 0, 0},
+		{"both, 144 Hz frames", 300 * ms, 300 * ms, time.Second / 144, 0, 0},
+		{"both, 10 Hz frames", 300 * ms, 300 * ms, 100 * ms, 0, 0},
+		{"deviation 0.5", 400 * ms, 400 * ms, time.Second / 60, 0.5, 0},
+		{"slow slew", 400 * ms, 400 * ms, time.Second / 60, 0, 10},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pol := &stepPolicy{}
+			c, clk := newTestClient(t, SteeredConfig{Buffers: pol, MaxScaleDeviation: tc.maxDeviation,
+				SlewTime: time.Duration(tc.slewTime * float64(time.Second))})
+			c.SetEstimate(est(clk.now, 3*time.Second, 0))
+			p, s := nettime.New(rate, 0), nettime.New(rate, 0)
+			c.InitializeClient(&p, &s)
+			pol.server, pol.client = tc.server, tc.client
+			// Grow back too: the change is reverted half way.
+			for clk.now < 240*time.Second {
+				if clk.now > 120*time.Second {
+					pol.server, pol.client = 0, 0
+				}
+				if r := step(t, c, clk, &p, &s, tc.dt); !r.ok {
+					t.Fatalf("reset at %v: errors %v, %v", clk.now, r.errP, r.errS)
+				}
+				if clk.now > 115*time.Second && clk.now < 120*time.Second {
+					if st := c.Status(); st.ServerBuffer != tc.server || st.ClientBuffer != tc.client {
+						t.Fatalf("buffers %v, %v at %v: not reached", st.ServerBuffer, st.ClientBuffer, clk.now)
+					}
+				}
+			}
+			st := c.Status()
+			if st.Resets != 0 || st.ServerBuffer != 0 || st.ClientBuffer != 0 {
+				t.Errorf("after 240s: %+v, want no resets and the buffers back to 0", st)
+			}
+			if abs(st.PredictedError) > ms || abs(st.ServerError) > ms {
+				t.Errorf("errors %v, %v after 240s, want converged", st.PredictedError, st.ServerError)
+			}
+		})
+	}
+}
+
+// A client clock step: until the estimate follows it, a sample's delays
+// read through the old offset are off by the step (one of them below
+// zero) and are skipped; once the estimate steps, the delays seen before
+// are dropped and the buffers come from the new samples alone.
+func TestAdaptiveForgetsDelaysAcrossAClockStep(t *testing.T) {
+	const tick = time.Second / 60
+	for _, step := range []time.Duration{2 * time.Second, -2 * time.Second} {
+		t.Run(step.String(), func(t *testing.T) {
+			a, _ := NewAdaptive(AdaptiveConfig{})
+			before := Estimate{Valid: true, Offset: 0, Uplink: 20 * ms, Downlink: 20 * ms}
+			after := before
+			after.Offset -= step
+			var t1 time.Duration
+			feed := func(n int, e Estimate, clientStep, up, down time.Duration) {
+				for range n {
+					t1 += 100 * ms
+					s := sampleWith(t1, 0, up, down) // the server clock is the client's before the step
+					s.ClientSend += clientStep
+					s.ClientReceive += clientStep
+					a.ObserveSample(s, e)
+					a.Buffers(tick)
+				}
+			}
+			feed(50, before, 0, 20*ms, 20*ms)
+			s0, c0 := a.Buffers(tick)
+			feed(5, before, step, 20*ms, 20*ms) // not followed yet
+			feed(10, after, step, 60*ms, 60*ms) // followed: new delays, too few to use
+			if s, c := a.Buffers(tick); s != s0 || c != c0 {
+				t.Errorf("buffers %v, %v after the step, want them kept at %v, %v", s, c, s0, c0)
+			}
+			feed(10, after, step, 60*ms, 60*ms)
+			if s, c := a.Buffers(tick); s != 40*ms+tick || c != 40*ms+tick {
+				t.Errorf("buffers %v, %v, want %v from the new delays alone", s, c, 40*ms+tick)
+			}
+		})
+	}
+}

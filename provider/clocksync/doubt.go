@@ -1,0 +1,114 @@
+package clocksync
+
+import "time"
+
+// A floor that falls by itself is a path change only if the other floor did
+// not rise by as much. A clock stepped back by less than the round trip
+// shows first as one floor falling: the other side's rise hides in its
+// jitter until enough samples have come, and the window's floor shows it
+// only once the window has turned over. So a one-sided fall stays in doubt,
+// with the bound widened by what the clock reading would move the offset,
+// until the other side's samples since decide: one below half the rise
+// proves the path; a rise beyond its noise proves the clock, and the change
+// is taken back as a jump.
+
+// doubt is a one-sided fall the path tracker took for a path change.
+type doubt struct {
+	on    bool
+	fellU bool  // the uplink floor fell (else the downlink's)
+	size  int64 // how far it fell
+	tol   int64 // the other floor's own uncertainty
+	// The other side's floor before the fall, raw (see pathRef).
+	yRaw, ty int64
+	at       int64 // client time of the change
+	k        int   // samples since
+	// The samples stopped for a while just before: an interruption, as in
+	// a handover or a re-route, which moves the path, not the clock.
+	gap bool
+}
+
+// doubtNoise scales the noise of the other side's minimum over k samples,
+// n/k spacings above its floor, that a rise must exceed to prove the clock.
+const doubtNoise = 6
+
+// suspect puts a one-sided fall of size at client time now in doubt.
+func (e *Estimator) suspect(fellU bool, size, tol, now int64) {
+	if e.doubt.on {
+		// Still undecided: it stays a possibility.
+		e.asymErr += e.doubt.size
+	}
+	d := doubt{on: true, fellU: fellU, size: size, tol: tol, at: now, gap: e.recentGap()}
+	if fellU {
+		d.yRaw, d.ty = e.ref.wRaw, e.ref.tw
+	} else {
+		d.yRaw, d.ty = e.ref.uRaw, e.ref.tu
+	}
+	e.doubt = d
+}
+
+// weighDoubt looks at the newest sample's evidence and returns
+// EventClockJump when it proves the doubted fall was the clock.
+func (e *Estimator) weighDoubt() Event {
+	d := &e.doubt
+	if !d.on {
+		return EventNone
+	}
+	d.k++
+	k := min(d.k, e.n)
+	mu, mw := e.minDetrended(e.n-k, e.n)
+	var rise, sp int64
+	if d.fellU {
+		rise, sp = mw-(d.yRaw+e.trend(d.ty)), e.spW
+	} else {
+		rise, sp = mu-(d.yRaw-e.trend(d.ty)), e.spU
+	}
+	// A clock step lifts the other side by the size of the fall, to
+	// within both floors' precision, and its minimum over k samples sits
+	// up to the noise above that. Less, or more beyond the noise, is the
+	// path (a handover moves each floor by itself).
+	prec := 2*(e.spU+e.spW) + int64(50*time.Microsecond)
+	noise := doubtNoise * int64(max(1, e.n/k)) * sp
+	if rise < d.size-prec || rise > d.size+prec+noise {
+		if rise < d.size/2 || k >= recentMin {
+			d.on = false
+		}
+		return EventNone
+	}
+	// Both readings must be told apart: the rise beyond what the floors'
+	// precision and the noise allow without it.
+	if k < recentMin || noise > d.size/4 || prec > d.size/2 || rise < d.size/2 || d.gap {
+		return EventNone
+	}
+	// The other side rose with the fall: the clock stepped. Take the path
+	// change back and keep only what followed, as for a jump.
+	// No ping can tell that from each floor moving by itself by the same
+	// amount, so A keeps that possibility as its error.
+	d.on = false
+	e.undoPathChangesSince(d.at)
+	e.restart(k)
+	e.forgetPaths()
+	e.asymErr += d.size
+	e.acquiring = acquireSamples
+	e.stats.Jumps++
+	return EventClockJump
+}
+
+// gapSamples is how far back recentGap looks for an interruption.
+const gapSamples = 32
+
+// recentGap reports whether the newest samples came after an interruption:
+// a gap between two of the last gapSamples longer than four typical
+// spacings and 100ms.
+func (e *Estimator) recentGap() bool {
+	if e.n < 2 {
+		return false
+	}
+	typical := (e.t[e.at(e.n-1)] - e.t[e.head]) / int64(e.n-1)
+	limit := max(4*typical, int64(100*time.Millisecond))
+	for j := max(1, e.n-gapSamples); j < e.n; j++ {
+		if e.t[e.at(j)]-e.t[e.at(j-1)] > limit {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,100 @@
+package clocksync
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// TestStepHiddenInJitterIsTakenBack: the client clock steps back by less
+// than the uplink's jitter. The downlink floor falls at once, the uplink's
+// rise hides in its jitter, so the fall is first taken for a path change;
+// the uplink's samples since then prove the clock, and the change is taken
+// back as a jump. Meanwhile the bound covers the clock reading.
+func TestStepHiddenInJitterIsTakenBack(t *testing.T) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		p := &path{rng: rand.New(rand.NewPCG(seed, 96)), offset: time.Second, driftPPM: -25,
+			up: 800 * time.Microsecond, down: 800 * time.Microsecond,
+			jitUp: uniform(3600 * time.Microsecond), jitDn: uniform(200 * time.Microsecond),
+			jumpAt: 5*time.Minute + 30*ms, jumpBy: -1700 * time.Microsecond}
+		e := newEst(t)
+		_, covered, total := feed(t, e, p, 0, 5*time.Minute, 20*time.Second, nil)
+		c2, t2 := 0, 0
+		_, c2, t2 = feed(t, e, p, 5*time.Minute, 6*time.Minute, 0, nil)
+		covered, total = covered+c2, total+t2
+		worst, _, _ := feed(t, e, p, 6*time.Minute, 8*time.Minute, 0, nil)
+		if worst > 300*time.Microsecond {
+			t.Errorf("seed %d: worst error %v from a minute after the step, want < 300µs", seed, worst)
+		}
+		if st := e.Stats(); st.Jumps != 1 {
+			t.Errorf("seed %d: %d jumps, want 1 (stats %+v)", seed, st.Jumps, st)
+		}
+		if frac := float64(covered) / float64(total); frac < 0.99 {
+			t.Errorf("seed %d: bound covered %.2f%%, want >= 99%%", seed, 100*frac)
+		}
+	}
+}
+
+// TestHandoverIsNotAClockStep: after an interruption both floors move,
+// one down and the other up by about as much — what a clock step does too,
+// but a step comes without an interruption. The path changed: the offset
+// holds and no jump is taken.
+func TestHandoverIsNotAClockStep(t *testing.T) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		p := &path{rng: rand.New(rand.NewPCG(seed, 107)), offset: -3 * time.Second, driftPPM: 30,
+			up: 30 * ms, down: 30 * ms, jitUp: exponential(ms), jitDn: uniform(ms)}
+		e := newEst(t)
+		feed(t, e, p, 0, 3*time.Minute, 0, nil)
+		// An outage of 800ms, then the downlink is 8ms shorter and the
+		// uplink 8ms longer.
+		p.up, p.down = 38*ms, 22*ms
+		worst, covered, total := feed(t, e, p, 3*time.Minute+800*ms, 6*time.Minute, 0, nil)
+		if st := e.Stats(); st.Jumps != 0 {
+			t.Errorf("seed %d: %d jumps after a handover, want 0 (stats %+v)", seed, st.Jumps, st)
+		}
+		if worst > time.Millisecond {
+			t.Errorf("seed %d: worst error %v, want < 1ms", seed, worst)
+		}
+		if frac := float64(covered) / float64(total); frac < 0.99 {
+			t.Errorf("seed %d: bound covered %.2f%%, want >= 99%%", seed, 100*frac)
+		}
+	}
+}
+
+// TestBoundNeverWiderThanTheRoundTrip: however many path changes widen
+// A's error, the bound never exceeds what the newest samples alone allow:
+// the offset lies between minus the downlink and the uplink.
+func TestBoundNeverWiderThanTheRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	p := &path{rng: rand.New(rand.NewPCG(5, 6)), offset: 4 * time.Second, driftPPM: 50,
+		up: 5 * ms, down: 5 * ms, jitUp: exponential(300 * time.Microsecond), jitDn: exponential(300 * time.Microsecond)}
+	e := newEst(t)
+	// Each direction's floor moves by itself every 20s.
+	move := func(now time.Duration) {
+		if now%(20*time.Second) == 0 && now > 0 {
+			p.up = time.Duration(2+rng.IntN(6)) * ms
+			p.down = time.Duration(2+rng.IntN(6)) * ms
+		}
+	}
+	var widest time.Duration
+	for now := time.Duration(0); now < 10*time.Minute; now += 100 * ms {
+		move(now)
+		if err := e.Observe(p.exchange(now)); err != nil {
+			continue
+		}
+		if now < 20*time.Second {
+			continue
+		}
+		// The hard bound: the round trip the newest samples allow (at
+		// most both floors and the jitter's few ms), plus the margin for
+		// drift.
+		est := e.Estimate()
+		widest = max(widest, est.ErrorBound)
+		if lim := p.up + p.down + 5*ms; est.ErrorBound > lim {
+			t.Fatalf("at %v: bound %v over the round trip's %v (stats %+v)", now, est.ErrorBound, lim, e.Stats())
+		}
+	}
+	if e.Stats().PathChanges < 10 {
+		t.Errorf("only %d path changes: the test did not exercise A's error", e.Stats().PathChanges)
+	}
+}

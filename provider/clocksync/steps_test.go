@@ -1,0 +1,51 @@
+package clocksync
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// TestSlewOnAJitteryPathIsFollowed: the client clock slews by 400 ppm for
+// 60 s on a path whose jitter (20 ms) hides the floors' bend for a long
+// time. The newest drift bins bend away from the history in both
+// directions alike; the rate change is taken within seconds of each end,
+// and the error stays a fraction of the slew's.
+func TestSlewOnAJitteryPathIsFollowed(t *testing.T) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		p := &path{rng: rand.New(rand.NewPCG(seed, 92)), offset: 2 * time.Second, driftPPM: 40,
+			up: 5 * ms, down: 5 * ms, jitUp: exponential(4 * ms), jitDn: exponential(4 * ms),
+			slewFrom: 4 * time.Minute, slewTo: 5 * time.Minute, slewPPM: 400}
+		e := newEst(t)
+		feed(t, e, p, 0, 4*time.Minute, 0, nil)
+		worst, covered, total := feed(t, e, p, 4*time.Minute, 8*time.Minute, 0, nil)
+		if st := e.Stats(); st.ClockShifts < 2 {
+			t.Errorf("seed %d: %d clock shifts, want one at each end of the slew (stats %+v)", seed, st.ClockShifts, st)
+		}
+		// Without following the bend: 5-12ms, with the bound covering
+		// 74-99%; the bend takes the 16s of drift bins to be sure.
+		if worst > 6*ms {
+			t.Errorf("seed %d: worst error %v, want < 6ms", seed, worst)
+		}
+		if frac := float64(covered) / float64(total); frac < 0.97 {
+			t.Errorf("seed %d: bound covered %.2f%%, want >= 97%%", seed, 100*frac)
+		}
+	}
+}
+
+// TestOneWayRampIsNoRateChange: a queue that builds on the uplink for 40 s
+// bends that direction's bins alone; the rate did not change.
+func TestOneWayRampIsNoRateChange(t *testing.T) {
+	p := &path{rng: rand.New(rand.NewPCG(9, 9)), offset: -time.Second, driftPPM: -60,
+		up: 10 * ms, down: 10 * ms, jitUp: exponential(ms), jitDn: exponential(ms)}
+	e := newEst(t)
+	ramp := func(now time.Duration) {
+		if s := now - 3*time.Minute; s > 0 && s < 40*time.Second {
+			p.up = 10*ms + s/1000 // 1 ms/s: 1000 ppm
+		}
+	}
+	feed(t, e, p, 0, 6*time.Minute, 0, ramp)
+	if st := e.Stats(); st.ClockShifts != 0 {
+		t.Errorf("%d clock shifts for a one-way queue (stats %+v)", st.ClockShifts, st)
+	}
+}
