@@ -14,6 +14,7 @@ import (
 
 	"github.com/quic-go/quic-go"
 
+	"github.com/netclock/netclock/internal/debugpage"
 	"github.com/netclock/netclock/internal/wire"
 	"github.com/netclock/netclock/nettime"
 	"github.com/netclock/netclock/provider"
@@ -39,6 +40,10 @@ type ClientStats struct {
 	// The timelines' speed in the last frame (1: nominal); reset events.
 	PredictedScale, ServerScale float64
 	Resets                      int64
+	// Quality as of the last ping (Poor while not connected), see
+	// OnQualityChange; the fraction of the last 100 pings lost.
+	Quality  Quality
+	LossRate float64
 	// Pings sent, answered, lost; pongs ignored; samples rejected as
 	// impossible; clock jumps and path changes the estimator detected.
 	PingsSent, PongsReceived, Lost         int64
@@ -112,6 +117,17 @@ type Client struct {
 	msgsBad     int64
 	bytesSent   uint64 // of connections that ended
 	bytesRecv   uint64
+
+	// The connection quality, the sync report and the live view's
+	// history (see client_report.go).
+	meter      qualityMeter
+	quality    Quality
+	nextReport time.Duration // client clock of the next report
+	reported   bool          // a report was sent
+	seen       seenCounts    // what the events were last computed from
+	history    debugpage.History
+	events     debugpage.Events
+	started    time.Time
 }
 
 // link is one QUIC connection of a Client and what its handshake agreed.
@@ -183,7 +199,7 @@ func dial(ctx context.Context, pconn net.PacketConn, addr net.Addr, cfg ClientCo
 	log := cfg.Logger.With("server", addr.String())
 	c := &Client{cfg: cfg, log: log, clock: steered.Config().Clock,
 		pc: &restartable{Steered: steered, log: log}, tr: &quic.Transport{Conn: pconn}, addr: addr, tlsConf: tlsConf, qconf: qconf, est: est,
-		synced: make(chan struct{}), msgs: make(chan Message, cfg.MessageBuffer)}
+		synced: make(chan struct{}), msgs: make(chan Message, cfg.MessageBuffer), started: time.Now()}
 	c.ctx, c.cancel = context.WithCancelCause(context.Background())
 	want := cfg.TickRate
 	if cfg.AcceptServerRate {
@@ -339,7 +355,7 @@ func (c *Client) sendLoop(l *link) {
 	t := time.NewTimer(0)
 	defer t.Stop()
 	ctx := l.conn.Context()
-	buf := make([]byte, 0, wire.PingLen+2)
+	buf := make([]byte, 0, wire.PingReportLen+2)
 	for n := 0; ; n++ {
 		select {
 		case <-ctx.Done():
@@ -361,13 +377,14 @@ func (c *Client) sendLoop(l *link) {
 }
 
 func (c *Client) sendPing(l *link, buf *[]byte) error {
+	report := c.observe(l) // before T1: its cost must not sit between stamp and send
 	c.mu.Lock()
 	t1 := c.clock() // T1: stamped, recorded, sent; nothing slow in between
 	seq := c.notePingLocked(t1)
 	c.mu.Unlock()
-	b := wire.AppendPing((*buf)[:0], wire.Ping{Seq: seq, ClientSend: t1})
+	b := wire.AppendPing((*buf)[:0], wire.Ping{Seq: seq, ClientSend: t1, Report: report})
 	if l.session.Mode == ModeStream {
-		var frame [wire.PingLen + 2]byte
+		var frame [wire.PingReportLen + 2]byte
 		_, err := l.pingStr.Write(wire.AppendFrame(frame[:0], b))
 		return err
 	}
@@ -635,12 +652,16 @@ func (c *Client) Stats() ClientStats {
 		st.BytesReceived += qs.BytesReceived
 		st.QUICMinRTT, st.QUICSmoothedRTT = qs.MinRTT, qs.SmoothedRTT
 	}
+	st.Quality, st.LossRate = c.quality, c.seq.recentLoss()
 	c.mu.Unlock()
 	if l != nil {
 		st.Mode = l.session.Mode
 		st.Connected = live && l.conn.Context().Err() == nil
 	}
 	st.Synchronized = st.Connected && e.Valid && !c.silent()
+	if !st.Connected && st.Quality > QualityPoor {
+		st.Quality = QualityPoor // lost, not yet graded by connectionLost
+	}
 	st.RTT, st.Offset, st.ErrorBound, st.Jitter, st.DriftPPM = e.RTT(), e.Offset, e.ErrorBound, e.Jitter, e.DriftPPM
 	ps := c.pc.Status()
 	st.PredictedScale, st.ServerScale = ps.PredictedScale, ps.ServerScale

@@ -84,6 +84,10 @@ type ClientConfig struct {
 	// MessageBuffer is Messages' capacity (256); when full, unreliable
 	// messages are dropped and reliable ones wait.
 	MessageBuffer int
+	// OnQualityChange, if set, is called with each change of Quality,
+	// never concurrently, on a goroutine that holds up pings and Close
+	// meanwhile: it must return promptly.
+	OnQualityChange func(QualityChange)
 	// DriftAlarmPPM is the |drift| (ppm) above which the client warns.
 	// Default: 500; negative: none.
 	DriftAlarmPPM   float64

@@ -18,6 +18,7 @@ func (c *Client) supervise(l *link) {
 		if c.ctx.Err() != nil {
 			return // closed
 		}
+		c.connectionLost()
 		cause := context.Cause(l.conn.Context())
 		if sr := (*quic.StatelessResetError)(nil); errors.As(cause, &sr) {
 			c.mu.Lock()

@@ -64,3 +64,29 @@ func (t *seqTracker) answer(seq uint32, t1 time.Duration) pongVerdict {
 
 // lost returns the pings below the highest answered one without a pong.
 func (t *seqTracker) lost() int64 { return int64(t.highest - t.answered) }
+
+// lossWindow is how many recent pings the loss rate is computed over (10 s
+// at 10 Hz).
+const lossWindow = 100
+
+// recentLoss returns the fraction of the last lossWindow pings below the
+// highest answered one that have no pong: the recent round-trip loss. Pings
+// newer than the highest answered are in flight, not lost.
+func (t *seqTracker) recentLoss() float64 {
+	lo := t.highest - min(lossWindow, t.highest)
+	var lost, total int
+	for s := lo; s < t.highest; s++ {
+		sl := &t.slots[s%seqWindow]
+		if !sl.sent || sl.seq != s {
+			continue
+		}
+		total++
+		if !sl.answered {
+			lost++
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return float64(lost) / float64(total)
+}

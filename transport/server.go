@@ -15,6 +15,7 @@ import (
 
 	"github.com/quic-go/quic-go"
 
+	"github.com/netclock/netclock/internal/debugpage"
 	"github.com/netclock/netclock/internal/wire"
 	"github.com/netclock/netclock/provider"
 	"github.com/netclock/netclock/ticksys"
@@ -64,8 +65,9 @@ type Server struct {
 	epoch   uint64
 	origin  atomic.Pointer[time.Time] // the server clock's zero; nil before Serve
 
-	msgSubs atomic.Pointer[[]*msgSub] // written under subMu
-	subMu   sync.Mutex
+	msgSubs   atomic.Pointer[[]*msgSub] // written under subMu
+	subMu     sync.Mutex
+	recording atomic.Bool // DebugHandler was called: keep each client's history
 
 	mu        sync.Mutex
 	conns     map[*quic.Conn]struct{} // connections being served
@@ -424,6 +426,7 @@ func (s *Server) handle(ctx context.Context, conn *quic.Conn) {
 // register gives a client that passed the handshake its ID and handle.
 func (s *Server) register(conn *quic.Conn, log *slog.Logger) *serverClient {
 	sc := &serverClient{conn: conn, mode: modeOf(conn), since: time.Now()}
+	sc.events.Add(debugpage.Event{T: s.SharedTime().Seconds(), What: "connected, pings by " + sc.mode.String()})
 	s.mu.Lock()
 	s.lastID++
 	sc.id = s.lastID
@@ -563,6 +566,7 @@ func (s *Server) serveDatagrams(sc *serverClient, d *dispatcher) error {
 		}
 		s.pings.Add(1)
 		sc.pings.Add(1)
+		s.notePing(sc, ping, t2)
 	}
 }
 
@@ -604,6 +608,7 @@ func (s *Server) serveStream(ctx context.Context, sc *serverClient, wg *sync.Wai
 		}
 		s.pings.Add(1)
 		sc.pings.Add(1)
+		s.notePing(sc, ping, t2)
 	}
 }
 

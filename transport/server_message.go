@@ -16,6 +16,7 @@ import (
 
 	"github.com/quic-go/quic-go"
 
+	"github.com/netclock/netclock/internal/debugpage"
 	"github.com/netclock/netclock/internal/wire"
 	"github.com/netclock/netclock/nettime"
 	"github.com/netclock/netclock/provider"
@@ -36,6 +37,9 @@ type ClientInfo struct {
 	BytesSent, BytesReceived       uint64            // UDP payloads, from quic-go
 	RTT                            time.Duration     // quic-go's smoothed RTT
 	Arrivals                       provider.Feedback // how early its stamped messages arrived (its pongs carry it)
+	PingsMissed                    int64             // pings lost on the way, by sequence gaps
+	Quality                        Quality           // as last reported; QualityUnknown before
+	Report                         *SyncReport       // the latest (about 1 a second); nil before
 }
 
 // serverClient is the server's handle of one connected client.
@@ -50,14 +54,32 @@ type serverClient struct {
 	arrivals arrivals
 
 	pings, msgsRecv, msgsSent atomic.Int64
+
+	nextSample time.Duration // server clock of the next history sample; the ping goroutine's
+	lastSeq    uint32        // the highest ping sequence number seen; the ping goroutine's
+	seqSeen    bool
+	missed     atomic.Int64
+
+	dmu      sync.Mutex // guards the debug state below, held for copies only
+	report   SyncReport
+	reported bool
+	history  *debugpage.History // allocated at the first sample, once the server records
+	events   debugpage.Events
 }
 
 func (sc *serverClient) info() ClientInfo {
 	qs := sc.conn.ConnectionStats()
-	return ClientInfo{ID: sc.id, Remote: sc.conn.RemoteAddr(), Mode: sc.mode, Connected: sc.since,
+	info := ClientInfo{ID: sc.id, Remote: sc.conn.RemoteAddr(), Mode: sc.mode, Connected: sc.since,
 		Pings: sc.pings.Load(), MessagesReceived: sc.msgsRecv.Load(), MessagesSent: sc.msgsSent.Load(),
 		BytesSent: qs.BytesSent, BytesReceived: qs.BytesReceived, RTT: qs.SmoothedRTT,
-		Arrivals: sc.arrivals.summary()}
+		Arrivals: sc.arrivals.summary(), PingsMissed: sc.missed.Load()}
+	sc.dmu.Lock()
+	if sc.reported {
+		r := sc.report
+		info.Report, info.Quality = &r, r.Quality
+	}
+	sc.dmu.Unlock()
+	return info
 }
 
 // Clients returns the connected clients, by ID.

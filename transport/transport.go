@@ -12,6 +12,9 @@
 // A Server faces hostile peers: admission limits before the TLS handshake,
 // bounded memory per connection, and stateless resets so that clients of
 // a restarted server reconnect at once (see the README).
+//
+// Clients grade their link (Quality) and report their sync to the server
+// (ClientInfo.Report); DebugHandler serves a live view of it on both ends.
 package transport
 
 import (

@@ -17,6 +17,7 @@
 //	-server-name name   the name to verify the certificate for (default: the -addr host)
 //	-rate n             tick rate to insist on; 0 accepts the server's (default 0)
 //	-duration d         stop after d; 0 runs until Ctrl-C (default 0)
+//	-debug host:port    serve this client's live view over HTTP there (e.g. :8081)
 //	-v                  also log the transport's info events
 //
 // For example, against a server with a development certificate:
@@ -91,6 +92,7 @@ func runMain(ctx context.Context, args []string) error {
 
 type config struct {
 	addr, pin, serverName string
+	debug                 string
 	rate                  uint32
 	duration              time.Duration
 	verbose               bool
@@ -105,6 +107,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.serverName, "server-name", "", "`name` to verify the certificate for (default: the -addr host)")
 	rate := fs.Uint("rate", 0, "tick rate to insist on; 0 accepts the server's")
 	fs.DurationVar(&cfg.duration, "duration", 0, "stop after this long; 0 runs until Ctrl-C")
+	fs.StringVar(&cfg.debug, "debug", "", "serve this client's live view over HTTP on `host:port` (e.g. :8081)")
 	fs.BoolVar(&cfg.verbose, "v", false, "also log the transport's info events")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -177,6 +180,14 @@ func run(ctx context.Context, cfg config, out io.Writer, log *slog.Logger) (resu
 		return res, err
 	}
 	defer c.Close()
+	if cfg.debug != "" {
+		url, stop, err := serveDebug(cfg.debug, c.DebugHandler())
+		if err != nil {
+			return res, err
+		}
+		defer stop()
+		fmt.Fprintln(out, "live view:", url)
+	}
 	res.Session = c.Session()
 	fmt.Fprintf(out, "connected to %s: %d Hz, session epoch %016x, pings over %s\n",
 		cfg.addr, res.Session.TickRate, res.Session.Epoch, res.Session.Mode)

@@ -30,6 +30,7 @@
 //	-compare        also run the accuracy harness (bench/harness, virtual
 //	                time) on the same profiles and print both side by side
 //	-json           print one JSON object (the summary) on stdout, no live table
+//	-debug addr     serve the server's live view over HTTP on addr (e.g. :8080)
 //	-v              log the transport's events to stderr
 package main
 
@@ -88,6 +89,7 @@ type options struct {
 	profiles               []netsim.Profile
 	seed                   uint64
 	compare, json, verbose bool
+	debug                  string
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -101,6 +103,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.compare, "compare", false, "also run the accuracy harness on the same profiles and compare")
 	fs.BoolVar(&o.json, "json", false, "print only a JSON summary on stdout")
 	fs.BoolVar(&o.verbose, "v", false, "log the transport's events to stderr")
+	fs.StringVar(&o.debug, "debug", "", "serve the server's live view over HTTP on `host:port` (e.g. :8080)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, err
@@ -189,6 +192,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	go func() { serveErr <- srv.Serve(context.Background()) }()
 	js := jitnet.NewServer(srv) // the game streams; see jit.go
 	defer js.Close()
+	var liveURL string
+	if opt.debug != "" {
+		url, stop, err := serveDebug(opt.debug, srv.DebugHandler())
+		if err != nil {
+			return err
+		}
+		defer stop()
+		liveURL = url
+		if opt.json { // stdout is the JSON alone
+			fmt.Fprintln(stderr, "live view:", url)
+		}
+	}
 
 	peers := make([]*peer, len(opt.profiles))
 	for i, p := range opt.profiles {
@@ -216,7 +231,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if !opt.json {
 		fmt.Fprintf(stdout, "netclock quickstart: a %d Hz server on %s and %d clients over emulated links, for %v\n",
 			srv.TickRate(), srv.Addr(), len(peers), opt.duration)
-		// The live view's address is printed here (-debug).
+		if liveURL != "" {
+			fmt.Fprintln(stdout, "live view:", liveURL)
+		}
 	}
 	monitor(runCtx, srv, peers, opt, stdout)
 	wg.Wait()

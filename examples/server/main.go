@@ -16,6 +16,8 @@
 //	-key file          PEM private key of -cert
 //	-dev-cert-out dir  without -cert and -key: where to write the development
 //	                   certificate, as netclock-dev-cert.pem (default .)
+//	-debug host:port   serve the live view over HTTP there (e.g. :8080, or
+//	                   localhost:8080 to keep it local); it shows every client's address
 //	-v                 also log debug events
 //
 // Without -cert and -key the server makes a self-signed development
@@ -87,6 +89,15 @@ func runMain(ctx context.Context, args []string) error {
 		fmt.Printf("development certificate written to %s; pin it with:\n  go run ./examples/client -addr %s -pin %s\n",
 			s.pinFile, s.srv.Addr(), s.pinFile)
 	}
+	if cfg.debug != "" {
+		url, stop, err := serveDebug(cfg.debug, s.srv.DebugHandler())
+		if err != nil {
+			s.srv.Close()
+			return err
+		}
+		defer stop()
+		fmt.Println("live view:", url)
+	}
 	return s.run(ctx, os.Stdout)
 }
 
@@ -95,6 +106,7 @@ type config struct {
 	rate              uint32
 	certFile, keyFile string
 	devCertOut        string
+	debug             string
 	verbose           bool
 }
 
@@ -107,6 +119,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.certFile, "cert", "", "PEM certificate chain `file` to present (with -key)")
 	fs.StringVar(&cfg.keyFile, "key", "", "PEM private key `file` of -cert")
 	fs.StringVar(&cfg.devCertOut, "dev-cert-out", ".", "without -cert/-key: `dir`ectory to write "+DevCertFile+" to")
+	fs.StringVar(&cfg.debug, "debug", "", "serve the live view over HTTP on `host:port` (e.g. :8080)")
 	fs.BoolVar(&cfg.verbose, "v", false, "also log debug events")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -21,6 +21,7 @@ import (
 //	ClientHello  "NCLK" version:u16 tickRate:u32                                  10 bytes
 //	ServerHello  "NCLK" version:u16 status:u8 tickRate:u32 epoch:u64 time:i64     27 bytes
 //	Ping         type=1:u8 version:u8 seq:u32 t1:i64                              14 bytes
+//	             (+ a Report: 67 bytes; see report.go)
 //	Pong         type=2:u8 version:u8 seq:u32 t1:i64 t2:i64 t3:i64                30 bytes
 //	Frame        length:u16 payload                                    (stream fallback)
 //	Message      type=3:u8 version:u8 stamp:13 payload                   15+n bytes
@@ -56,7 +57,7 @@ const (
 
 	// MaxFrameLen is the largest payload a stream frame may carry. It
 	// bounds what a peer can make us buffer; today's payloads are at most
-	// PongLen.
+	// PingReportLen.
 	MaxFrameLen = 1024
 )
 
@@ -137,6 +138,9 @@ type Ping struct {
 	Seq uint32
 	// ClientSend is T1, the client clock reading when the ping was sent.
 	ClientSend time.Duration
+	// Report, if not nil, is the client's sync report, which rides on
+	// about one ping a second.
+	Report *Report
 }
 
 // Message is a user message as it travels: the sender's stamp and the
@@ -255,23 +259,42 @@ func parseHelloPrefix(b []byte, what string) (uint16, error) {
 	return v, nil
 }
 
-// AppendPing appends the encoding of p to b.
+// AppendPing appends the encoding of p to b: PingLen bytes, or
+// PingReportLen with a Report.
 func AppendPing(b []byte, p Ping) []byte {
 	b = append(b, typePing, byte(ProtocolVersion))
 	b = binary.BigEndian.AppendUint32(b, p.Seq)
-	return binary.BigEndian.AppendUint64(b, uint64(p.ClientSend))
+	b = binary.BigEndian.AppendUint64(b, uint64(p.ClientSend))
+	if p.Report != nil {
+		b = AppendReport(b, *p.Report)
+	}
+	return b
 }
 
-// ParsePing decodes a Ping. Errors wrap ErrVersion for a ping of another
-// version, ErrMalformed for anything else that is not exactly a Ping.
+// ParsePing decodes a Ping, with its Report if it has one. Errors wrap
+// ErrVersion for a ping of another version, ErrMalformed for anything else
+// that is not exactly a Ping of PingLen or PingReportLen bytes with a
+// valid report (see ParseReport).
 func ParsePing(b []byte) (Ping, error) {
-	if err := parseDatagramHeader(b, typePing, PingLen); err != nil {
+	n := PingLen
+	if len(b) == PingReportLen {
+		n = PingReportLen
+	}
+	if err := parseDatagramHeader(b, typePing, n); err != nil {
 		return Ping{}, err
 	}
-	return Ping{
+	p := Ping{
 		Seq:        binary.BigEndian.Uint32(b[2:]),
 		ClientSend: time.Duration(binary.BigEndian.Uint64(b[6:])),
-	}, nil
+	}
+	if n == PingReportLen {
+		r, err := ParseReport(b[PingLen:])
+		if err != nil {
+			return Ping{}, fmt.Errorf("ping: %w", err)
+		}
+		p.Report = &r
+	}
+	return p, nil
 }
 
 // AppendPong appends the encoding of p to b.

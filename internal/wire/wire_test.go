@@ -225,7 +225,7 @@ func TestReadHello(t *testing.T) {
 func TestDatagramsAreSmall(t *testing.T) {
 	// QUIC guarantees 1200-byte packets; a datagram frame must fit in one
 	// with room for headers. Ours are far below.
-	if PingLen+2 > 100 || PongLen+2 > 100 {
+	if PingReportLen+2 > 100 || PongLen+2 > 100 {
 		t.Fatalf("ping %d, pong %d bytes", PingLen, PongLen)
 	}
 }
@@ -261,7 +261,8 @@ func FuzzParseServerHello(f *testing.F) {
 }
 
 func FuzzParsePing(f *testing.F) {
-	fuzzCanonical(f, ParsePing, AppendPing, AppendPing(nil, Ping{Seq: 1, ClientSend: 2}), []byte{1, 2}, nil)
+	fuzzCanonical(f, ParsePing, AppendPing, AppendPing(nil, Ping{Seq: 1, ClientSend: 2}), []byte{1, 2}, nil,
+		AppendPing(nil, Ping{Seq: 3, ClientSend: 4, Report: &fullReport}))
 }
 
 func FuzzParsePong(f *testing.F) {
