@@ -186,7 +186,11 @@ type Estimator struct {
 	spU, spW     int64 // spacing of the lowest samples at the last bound
 
 	// The stall gate: samples far above the round-trip floor.
-	rttFloor   int64
+	rttFloor int64
+	// The round-trip floor before a restart of the window (a jump, a rate
+	// change, a silence), to tell at the end of the reacquisition whether
+	// the path changed meanwhile (reacquire.go).
+	reacq      reacquisition
 	gatedRun   int
 	gatedSince int64
 
@@ -381,6 +385,7 @@ func (e *Estimator) startAfresh() {
 	e.binN, e.binsDone, e.cur = 0, 0, bin{}
 	e.gatedRun = 0
 	e.acquiring = acquireSamples
+	e.markRestart()
 	e.forgetPaths()
 	e.doubt.on = false
 }
@@ -410,6 +415,7 @@ func (e *Estimator) update(now int64) {
 	// the interval every sample allows.
 	rttFloor := max(0, fu+fw)
 	e.rttFloor = rttFloor
+	pathMoved := e.pathMovedSinceRestart(rttFloor, tolU, tolW)
 	asym := max(-rttFloor, min(rttFloor, e.asym))
 	theta := (fu + e.liftU - fw - e.liftW - asym) / 2
 	upFloor := (rttFloor + asym) / 2
@@ -438,7 +444,7 @@ func (e *Estimator) update(now int64) {
 	if e.doubt.on {
 		bound += e.doubt.size / 2
 	}
-	bound += max(fu-all.minU, fw-all.minW, 0) + e.bendErr
+	bound += max(fu-all.minU, fw-all.minW, 0) + e.bendErr + pathMoved/2
 	e.est = provider.Estimate{
 		Valid:          true,
 		At:             time.Duration(now),

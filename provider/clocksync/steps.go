@@ -246,6 +246,7 @@ func (e *Estimator) change(span int) (a, b int64) {
 // restart keeps only the newest keep samples. The path did not change, so
 // A stays; neither does the drift.
 func (e *Estimator) restart(keep int) {
+	e.markRestart()
 	e.head = e.at(e.n - keep)
 	e.n = keep
 	e.olderN, e.olderDirty = 0, true
@@ -260,6 +261,7 @@ func (e *Estimator) restart(keep int) {
 // until the history fills again, and the path changes the moving floors
 // were taken for are undone.
 func (e *Estimator) rateShift(span int) {
+	e.markRestart()
 	e.belowU, e.belowW, e.aboveU, e.aboveW = 0, 0, 0, 0
 	e.head = e.at(e.n - span)
 	e.n = span
