@@ -85,11 +85,10 @@ func (d DevCert) ClientTLS() *tls.Config {
 	return &tls.Config{RootCAs: pool, ServerName: d.ServerName, MinVersion: tls.VersionTLS13}
 }
 
-// PinnedClientTLS returns a ClientConfig.TLSConfig that trusts exactly the
-// certificates in certPEM (DevCert.CertPEM from another process, or a
-// private CA), for the host dialed. Another server certificate fails the
-// dial with ErrCertificateMismatch; certPEM other than CERTIFICATE blocks
-// is ErrInvalidConfig.
+// PinnedClientTLS returns a ClientConfig.TLSConfig trusting only the
+// certificates in certPEM (DevCert.CertPEM, or a private CA) for the host
+// dialed: others fail the dial with ErrCertificateMismatch, non-certificate
+// PEM blocks with ErrInvalidConfig.
 func PinnedClientTLS(certPEM []byte) (*tls.Config, error) {
 	pool := x509.NewCertPool()
 	n := 0
