@@ -60,9 +60,9 @@ type ClientStats struct {
 	MessagesSent, MessagesReceived, MessagesDropped, MalformedMessages int64
 }
 
-// Client is a connection to a netclock server, with a clock estimate of it
-// and, once synced, a tick system in step with it, which a game loop
-// advances (System().Advance each frame) or Run does.
+// Client is a connection to a netclock server: its clock estimate and, once
+// synced, a tick system in step with it, advanced by your game loop or by
+// Run.
 type Client struct {
 	cfg     ClientConfig
 	version uint16 // the protocol version spoken
@@ -721,9 +721,9 @@ func (c *Client) Err() error {
 	return context.Cause(c.ctx)
 }
 
-// Close closes the connection gracefully or stops reconnecting, and waits
-// for the client's goroutines; it closes the socket if Dial made it. Run
-// returns and Messages is closed; the System stays usable. Idempotent.
+// Close closes the connection gracefully (or stops reconnecting), waits for
+// the client's goroutines and closes the socket Dial made. Run returns,
+// Messages closes; the System stays usable. Idempotent.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		c.closed.Store(true)

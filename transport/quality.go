@@ -15,8 +15,8 @@ type Quality uint8
 const (
 	QualityUnknown Quality = iota // not synced yet, or resyncing after a server restart
 	QualityPoor                   // over a Fair limit, or not synchronized any more
-	QualityFair
-	QualityGood
+	QualityFair                   // within every Fair limit
+	QualityGood                   // within every Good limit
 )
 
 // The grades' limits (all three to be met) and a rise's margin and hold.

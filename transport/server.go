@@ -42,8 +42,7 @@ type ServerStats struct {
 	BytesSent, BytesReceived       uint64 // UDP payloads of every client served, from quic-go
 }
 
-// Server is the authority of a netclock session: it owns the server clock
-// and tick system and answers the clients' pings.
+// Server is a session's authority: it owns the server clock and tick system.
 type Server struct {
 	cfg     ServerConfig
 	log     *slog.Logger
@@ -264,9 +263,9 @@ func (c *originClock) Now() time.Time {
 	return time.Now()
 }
 
-// Serve starts the server clock and tick system and serves clients until
-// ctx ends or Close; it returns ctx.Err() or ErrServerClosed, with every
-// connection closed and goroutine ended. It runs once.
+// Serve starts the server clock and tick system and serves clients until ctx
+// ends or Close, returning ctx.Err() or ErrServerClosed once every
+// connection and goroutine ended. It runs once.
 func (s *Server) Serve(ctx context.Context) error {
 	s.mu.Lock()
 	switch {

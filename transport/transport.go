@@ -11,8 +11,7 @@
 //
 // A Server withstands hostile peers (admission limits, bounded memory per
 // connection, stateless resets: see the README). Clients grade their link
-// (Quality) and report their sync (ClientInfo.Report); DebugHandler shows it
-// live on both ends.
+// (Quality) and report their sync (ClientInfo.Report), live in DebugHandler.
 package transport
 
 import (
