@@ -69,7 +69,7 @@ type ClientConfig struct {
 	ReconnectMin, ReconnectMax time.Duration
 	// OnMessage, if set, takes the messages instead of Messages (reliable
 	// ones in order on one goroutine, unreliable ones on another); it holds
-	// up the reliable stream and Close.
+	// up the reliable stream and Close: it must return.
 	OnMessage     func(Message)
 	MessageBuffer int // Messages' capacity (256); when full, unreliable ones drop, reliable ones wait
 	// OnQualityChange, if set, is called at each change of Quality, never
