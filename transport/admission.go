@@ -33,8 +33,7 @@ const (
 	defaultHandshakeRatePerCPU = 100
 )
 
-// AdmissionRequest describes a connection attempt, before its TLS
-// handshake, for ServerConfig.Admit.
+// AdmissionRequest is a connection attempt, for ServerConfig.Admit.
 type AdmissionRequest struct {
 	Remote       net.Addr // may be spoofed unless AddrVerified
 	AddrVerified bool     // the client proved it receives at Remote (Retry)

@@ -163,13 +163,13 @@ func TestHandshakeRateAndRetry(t *testing.T) {
 	var clk fakeClock
 	var mu sync.Mutex
 	var verified []bool
-	srv := startServer(t, ServerConfig{HandshakeRate: 4, admissionClock: clk.read,
+	srv := startServerHooks(t, ServerConfig{HandshakeRate: 4,
 		Admit: func(r AdmissionRequest) error {
 			mu.Lock()
 			verified = append(verified, r.AddrVerified)
 			mu.Unlock()
 			return nil
-		}})
+		}}, serverHooks{admissionClock: clk.read})
 	for i := range 4 {
 		if _, err := dialTest(t, srv, ClientConfig{}); err != nil {
 			t.Fatalf("client %d: %v", i, err)

@@ -37,13 +37,10 @@ type ClientStats struct {
 	// the offset's error (path asymmetry excluded), RTT jitter, drift.
 	RTT, Offset, ErrorBound, Jitter time.Duration
 	DriftPPM                        float64
-	// The timelines' speed in the last frame (1: nominal); reset events.
-	PredictedScale, ServerScale float64
-	Resets                      int64
-	// Quality as of the last ping (Poor while not connected), see
-	// OnQualityChange; the fraction of the last 100 pings lost.
-	Quality  Quality
-	LossRate float64
+	PredictedScale, ServerScale     float64 // the timelines' speed in the last frame (1: nominal)
+	Resets                          int64   // the System's reset events
+	Quality                         Quality // as of the last ping (Poor while not connected)
+	LossRate                        float64 // of the last 100 pings, 0 to 1
 	// Pings sent, answered, lost; pongs ignored; samples rejected as
 	// impossible; clock jumps and path changes the estimator detected.
 	PingsSent, PongsReceived, Lost         int64
@@ -53,24 +50,22 @@ type ClientStats struct {
 	BytesSent, BytesReceived               uint64        // UDP payloads, all connections
 	// Synchronized: SharedTime is valid: connected, estimating the
 	// current server, a pong heard in the last second (or ten pings).
-	Connected, Synchronized bool
-	// Connections ended by a stateless reset (the server restarted or
-	// forgot us); redials that worked and failed; restarted servers found,
-	// and the System reinitializations that followed.
-	ServerResets, Reconnects, ReconnectFailures int64
-	EpochChanges, Reinitializations             int64
-	// DriftAlarm: |DriftPPM| is over ClientConfig.DriftAlarmPPM; crossings.
-	DriftAlarm  bool
-	DriftAlarms int64
+	Connected, Synchronized         bool
+	ServerResets                    int64 // connections ended by a stateless reset (the server restarted or forgot us)
+	Reconnects, ReconnectFailures   int64 // redials that worked, and failed
+	EpochChanges, Reinitializations int64 // restarted servers found; the System reinitializations after them
+	DriftAlarm                      bool  // |DriftPPM| is over ClientConfig.DriftAlarmPPM
+	DriftAlarms                     int64 // times DriftAlarm was raised
 	// Game messages; unreliable ones dropped (the reader fell behind).
 	MessagesSent, MessagesReceived, MessagesDropped, MalformedMessages int64
 }
 
-// Client is a connection to a netclock server, with a clock estimate of it
-// and, once synced, a tick system in step with it, which a game loop
-// advances (System().Advance each frame) or Run does.
+// Client is a connection to a netclock server: its clock estimate and, once
+// synced, a tick system in step with it, advanced by your game loop or by
+// Run.
 type Client struct {
 	cfg     ClientConfig
+	version uint16 // the protocol version spoken
 	log     *slog.Logger
 	clock   func() time.Duration // the client clock: T1, T4 and the provider's
 	pc      *restartable
@@ -142,6 +137,11 @@ type link struct {
 // Dial connects to the server at addr ("host:port") over a new UDP socket
 // and returns after the handshake, before sync. ctx bounds both.
 func Dial(ctx context.Context, addr string, cfg ClientConfig) (*Client, error) {
+	return dialAddr(ctx, addr, cfg, 0)
+}
+
+// dialAddr is Dial speaking protocol version (0: wire.ProtocolVersion).
+func dialAddr(ctx context.Context, addr string, cfg ClientConfig, version uint16) (*Client, error) {
 	raddr, err := net.ResolveUDPAddr("udp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("transport: dial %s: %w", addr, err)
@@ -157,7 +157,7 @@ func Dial(ctx context.Context, addr string, cfg ClientConfig) (*Client, error) {
 		return nil, fmt.Errorf("transport: dial %s: %w", addr, err)
 	}
 	host, _, _ := net.SplitHostPort(addr)
-	c, err := dial(ctx, pconn, raddr, cfg, host)
+	c, err := dial(ctx, pconn, raddr, cfg, host, version)
 	if err != nil {
 		pconn.Close()
 		return nil, err
@@ -169,10 +169,10 @@ func Dial(ctx context.Context, addr string, cfg ClientConfig) (*Client, error) {
 // DialConn is Dial over conn, which the client must be the only user of
 // (reconnects reuse it; Close does not close it).
 func DialConn(ctx context.Context, conn net.PacketConn, addr net.Addr, cfg ClientConfig) (*Client, error) {
-	return dial(ctx, conn, addr, cfg, "")
+	return dial(ctx, conn, addr, cfg, "", 0)
 }
 
-func dial(ctx context.Context, pconn net.PacketConn, addr net.Addr, cfg ClientConfig, host string) (*Client, error) {
+func dial(ctx context.Context, pconn net.PacketConn, addr net.Addr, cfg ClientConfig, host string, version uint16) (*Client, error) {
 	cfg, err := cfg.resolve()
 	if err != nil {
 		return nil, err
@@ -197,7 +197,7 @@ func dial(ctx context.Context, pconn net.PacketConn, addr net.Addr, cfg ClientCo
 	qconf.EnableDatagrams = !cfg.DisableDatagrams
 
 	log := cfg.Logger.With("server", addr.String())
-	c := &Client{cfg: cfg, log: log, clock: steered.Config().Clock,
+	c := &Client{cfg: cfg, version: wireVersion(version), log: log, clock: steered.Config().Clock,
 		pc: &restartable{Steered: steered, log: log}, tr: &quic.Transport{Conn: pconn}, addr: addr, tlsConf: tlsConf, qconf: qconf, est: est,
 		synced: make(chan struct{}), msgs: make(chan Message, cfg.MessageBuffer), started: time.Now()}
 	c.ctx, c.cancel = context.WithCancelCause(context.Background())
@@ -275,7 +275,7 @@ func (c *Client) handshake(ctx context.Context, conn *quic.Conn, want uint32) (s
 	stop := context.AfterFunc(ctx, func() { str.SetDeadline(time.Now()) })
 	defer stop()
 
-	version := wireVersion(c.cfg.protocolVersion)
+	version := c.version
 	if _, err := str.Write(wire.AppendClientHello(nil, wire.ClientHello{Version: version, TickRate: want})); err != nil {
 		return Session{}, peerError(err)
 	}
@@ -583,17 +583,17 @@ func (c *Client) System() *ticksys.System { return c.sys.Load() }
 // Provider returns the provider steering the System.
 func (c *Client) Provider() *provider.Steered { return c.pc.Steered }
 
-// Estimate returns the latest clock estimate (Valid once a pong of the
-// current server came).
+// Estimate returns the clock estimate, Valid once the current server
+// answered.
 func (c *Client) Estimate() provider.Estimate {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.est.Estimate()
 }
 
-// Clock returns the client's own clock, not synchronized (the clock of
-// Message.Received and of ClientConfig.Provider). It is not NGO's LocalTime:
-// that is the System's PredictedTime.
+// Clock returns the client's own, unsynchronized clock (Message.Received's
+// and ClientConfig.Provider's); NGO's LocalTime is the System's
+// PredictedTime.
 func (c *Client) Clock() time.Duration { return c.clock() }
 
 // SharedTime returns the estimated server clock now (since tick 0), or
@@ -671,10 +671,9 @@ func (c *Client) Stats() ClientStats {
 	return st
 }
 
-// Run waits for sync, then drives the System (ticksys' driver on the client
-// clock) until ctx ends or the client stops, returning ctx.Err() or Err.
-// It is for a client without a frame loop; never use it with Advance.
-// After a server restart the System reinitializes at its next frame.
+// Run waits for sync, then drives the System on the client clock (ticksys'
+// driver) until ctx ends or the client stops, returning ctx.Err() or Err. It
+// is for a client without a frame loop: never mix it with Advance.
 func (c *Client) Run(ctx context.Context) error {
 	select {
 	case <-c.synced:
@@ -722,9 +721,9 @@ func (c *Client) Err() error {
 	return context.Cause(c.ctx)
 }
 
-// Close closes the connection gracefully or stops reconnecting, and waits
-// for the client's goroutines; it closes the socket if Dial made it. Run
-// returns and Messages is closed; the System stays usable. Idempotent.
+// Close closes the connection gracefully (or stops reconnecting), waits for
+// the client's goroutines and closes the socket Dial made. Run returns,
+// Messages closes; the System stays usable. Idempotent.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		c.closed.Store(true)

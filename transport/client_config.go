@@ -46,52 +46,36 @@ const (
 // ClientConfig configures a Client. Zero fields take the defaults, but
 // TLSConfig must trust the server (PinnedClientTLS, DevCert.ClientTLS).
 type ClientConfig struct {
-	// TLSConfig verifies the server. Default: the system roots.
-	TLSConfig *tls.Config
-	// QUICConfig overrides quic-go's defaults. Default: quic-go's, with a
-	// 2 s keep-alive and a 10 s idle timeout.
-	QUICConfig *quic.Config
-	// TickRate is the rate the client wants (default: the server's); a
-	// server at another refuses it unless AcceptServerRate.
-	TickRate         uint32
-	AcceptServerRate bool
-	// Provider configures the System's provider; its Clock is the client
-	// clock. Estimator configures the clock estimator. Default: theirs.
-	Provider  provider.SteeredConfig
-	Estimator clocksync.Config
+	TLSConfig        *tls.Config            // verifies the server; default: the system roots
+	QUICConfig       *quic.Config           // default: quic-go's, with a 2 s keep-alive, 10 s idle timeout
+	TickRate         uint32                 // the rate the client wants; default: the server's
+	AcceptServerRate bool                   // take the server's rate instead of being refused (ErrTickRateMismatch)
+	Provider         provider.SteeredConfig // the System's provider's; its Clock is the client clock
+	Estimator        clocksync.Config       // the clock estimator's
 	// Pings: a burst of BurstPings (10; negative: none) BurstInterval
 	// apart (20 ms), then every PingInterval (100 ms). The client syncs
 	// after the burst, or SyncTimeout (1 s) after the first ping.
 	BurstPings                  int
 	BurstInterval, PingInterval time.Duration
 	SyncTimeout                 time.Duration
-	// HelloTimeout bounds the handshake once QUIC is up. Default: 5 s.
-	HelloTimeout time.Duration
-	// DisableDatagrams pings over a stream, where datagrams fail.
-	DisableDatagrams bool
-	// Logger receives sync, clock, reconnect and reset events.
-	Logger *slog.Logger
+	HelloTimeout                time.Duration // bounds the handshake once QUIC is up; default 5 s
+	DisableDatagrams            bool          // ping over a stream, where datagrams fail
+	Logger                      *slog.Logger  // sync, clock, reconnect and reset events
 	// Reconnect redials a lost connection (not Dial's), with jittered
 	// backoff from ReconnectMin (250 ms) doubling to ReconnectMax (10 s),
 	// until Close or an error no retry fixes (version, tick rate, ALPN,
 	// certificate). A restarted server reinitializes the System.
 	Reconnect                  bool
 	ReconnectMin, ReconnectMax time.Duration
-	// OnMessage, if set, takes the messages instead of Messages: reliable
-	// ones in order on one goroutine, unreliable ones on another. It must
-	// return: it holds up the reliable stream and Close.
-	OnMessage func(Message)
-	// MessageBuffer is Messages' capacity (256); when full, unreliable
-	// messages are dropped and reliable ones wait.
-	MessageBuffer int
-	// OnQualityChange, if set, is called with each change of Quality,
-	// never concurrently, on a goroutine that holds up pings and Close
-	// meanwhile: it must return promptly.
+	// OnMessage, if set, takes the messages instead of Messages (reliable
+	// ones in order on one goroutine, unreliable ones on another); it holds
+	// up the reliable stream and Close: it must return.
+	OnMessage     func(Message)
+	MessageBuffer int // Messages' capacity (256); when full, unreliable ones drop, reliable ones wait
+	// OnQualityChange, if set, is called at each change of Quality, never
+	// concurrently; it holds up pings and Close: it must return promptly.
 	OnQualityChange func(QualityChange)
-	// DriftAlarmPPM is the |drift| (ppm) above which the client warns.
-	// Default: 500; negative: none.
-	DriftAlarmPPM   float64
-	protocolVersion uint16 // for tests: speak another version; 0 = wire.ProtocolVersion
+	DriftAlarmPPM   float64 // the |drift| (ppm) above which the client warns; default 500, negative: none
 }
 
 func (cfg ClientConfig) resolve() (ClientConfig, error) {

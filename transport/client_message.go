@@ -19,9 +19,8 @@ import (
 // closed when the client stops. Read it promptly (MessageBuffer).
 func (c *Client) Messages() <-chan Message { return c.msgs }
 
-// Send sends m to the server without waiting for the network. Errors wrap
-// ErrBackpressure, ErrTooLarge, ErrNotConnected (reconnecting; nothing is
-// queued) or ErrClosed.
+// Send sends m to the server without waiting for the network; errors wrap
+// ErrBackpressure, ErrTooLarge, ErrNotConnected or ErrClosed.
 func (c *Client) Send(m Message) error {
 	if m.Stamp.IsZero() {
 		m.Stamp = c.stampNow()
@@ -71,9 +70,8 @@ func (c *Client) stoppedErr() error {
 	return fmt.Errorf("%w: client stopped: %w", ErrNotConnected, context.Cause(c.ctx))
 }
 
-// Age returns how long ago stamp was in shared time (SharedTime minus
-// stamp, saturating): a projectile stamped at launch has flown that long.
-// ok is false when SharedTime's is, and for the zero Time.
+// Age returns how long ago stamp was in shared time (SharedTime minus stamp,
+// saturating); ok is false when SharedTime's is, and for the zero Time.
 func (c *Client) Age(stamp nettime.Time) (d time.Duration, ok bool) {
 	now, ok := c.SharedTime()
 	if !ok {

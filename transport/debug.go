@@ -15,11 +15,11 @@ import (
 // debugpage.HistoryLen samples, the page charts the last five minutes.
 const sampleEvery = time.Second
 
-// DebugHandler returns the server's live view: a self-updating page of
-// every client's sync figures (from its reports, or quic-go's RTT) and
-// events, charted over five minutes; ?format=json gives the data. Mount it
-// at any path. From the first call the server keeps 19,200 bytes of
-// history per client. Don't show it to players: it lists their addresses.
+// DebugHandler returns the server's live view: a self-updating page of each
+// client's sync figures (from its reports, or quic-go's RTT) and events over
+// five minutes, or JSON with ?format=json. From the first call it keeps
+// 19,200 bytes of history per client. It shows players' addresses: keep it
+// from them.
 func (s *Server) DebugHandler() http.Handler {
 	s.recording.Store(true)
 	return debugpage.Handler(s.debugPage)

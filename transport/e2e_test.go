@@ -241,7 +241,7 @@ func TestTickRateMismatch(t *testing.T) {
 func TestVersionMismatch(t *testing.T) {
 	t.Run("client newer", func(t *testing.T) {
 		srv := startServer(t, ServerConfig{})
-		_, err := dialTest(t, srv, ClientConfig{protocolVersion: 2})
+		_, err := dialTestVersion(t, srv, ClientConfig{}, 2)
 		if !errors.Is(err, ErrVersionMismatch) {
 			t.Fatalf("Dial = %v, want ErrVersionMismatch", err)
 		}
@@ -249,7 +249,7 @@ func TestVersionMismatch(t *testing.T) {
 		eventually(t, 5*time.Second, "the refusal in the server's stats", func() bool { return srv.Stats().Refused == 1 })
 	})
 	t.Run("server newer", func(t *testing.T) {
-		srv := startServer(t, ServerConfig{protocolVersion: 2})
+		srv := startServerHooks(t, ServerConfig{}, serverHooks{version: 2})
 		_, err := dialTest(t, srv, ClientConfig{})
 		if !errors.Is(err, ErrVersionMismatch) {
 			t.Fatalf("Dial = %v, want ErrVersionMismatch", err)

@@ -81,10 +81,16 @@ func testCert(t *testing.T) DevCert {
 // startServer listens on loopback and serves until the test ends.
 func startServer(t *testing.T, cfg ServerConfig) *Server {
 	t.Helper()
+	return startServerHooks(t, cfg, serverHooks{})
+}
+
+// startServerHooks is startServer with test-only settings.
+func startServerHooks(t *testing.T, cfg ServerConfig, hooks serverHooks) *Server {
+	t.Helper()
 	if cfg.TLSConfig == nil {
 		cfg.TLSConfig = testCert(t).ServerTLS()
 	}
-	srv, err := Listen("127.0.0.1:0", cfg)
+	srv, err := listen("127.0.0.1:0", cfg, hooks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,12 +107,18 @@ func startServer(t *testing.T, cfg ServerConfig) *Server {
 
 func dialTest(t *testing.T, srv *Server, cfg ClientConfig) (*Client, error) {
 	t.Helper()
+	return dialTestVersion(t, srv, cfg, 0)
+}
+
+// dialTestVersion is dialTest speaking protocol version (0: the current).
+func dialTestVersion(t *testing.T, srv *Server, cfg ClientConfig, version uint16) (*Client, error) {
+	t.Helper()
 	if cfg.TLSConfig == nil {
 		cfg.TLSConfig = testCert(t).ClientTLS()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := Dial(ctx, srv.Addr().String(), cfg)
+	c, err := dialAddr(ctx, srv.Addr().String(), cfg, version)
 	if err == nil {
 		t.Cleanup(func() { c.Close() })
 	}

@@ -14,24 +14,18 @@ import (
 	"github.com/netclock/netclock/nettime"
 )
 
-// Message is a game message, sent and received the same way on both ends.
-// Sends never wait for the network, so a tick loop never stalls on a slow
-// peer: a reliable message the peer's flow control cannot take whole now
-// fails with ErrBackpressure (drop it, resend next tick, or drop the peer).
+// Message is a game message, the same on both ends. Sends never wait for the
+// network, so a slow peer never stalls a tick loop: a reliable message its
+// flow control cannot take whole fails with ErrBackpressure (resend it, or
+// drop it or the peer).
 type Message struct {
 	// Stamp is the network time the message belongs to. Zero on send means
 	// now: the System's PredictedTime on a client (zero before sync), its
 	// ServerTime on the server; inside a tick callback, that tick.
-	Stamp nettime.Time
-	// Payload: at most MaxReliablePayload or MaxUnreliablePayload bytes.
-	// Send does not keep it; a received message owns its own.
-	Payload []byte
-	// Reliable: ordered and retransmitted on a stream. Otherwise a QUIC
-	// datagram: unordered, maybe lost, never late from a retransmission.
-	Reliable bool
-	// Received is the receiver's clock when it arrived (Server.SharedTime,
-	// or Client.Clock); not sent.
-	Received time.Duration
+	Stamp    nettime.Time
+	Payload  []byte        // at most MaxReliablePayload or MaxUnreliablePayload bytes; Send does not keep it
+	Reliable bool          // ordered, retransmitted, on a stream; else a QUIC datagram: unordered, maybe lost, never late
+	Received time.Duration // the receiver's clock at arrival (Server.SharedTime or Client.Clock); not sent
 }
 
 // Payload limits, in bytes. An unreliable message with its header fits a

@@ -6,8 +6,9 @@ import (
 )
 
 // Quality grades a client's connection for its clock, like Mirror's
-// ConnectionQuality: from its error bound, jitter and loss of the last 100
-// pings. A grade drops at once; it rises only after holding.
+// ConnectionQuality, from its error bound, loss of the last 100 pings and
+// jitter: Good within 2 ms, 2% and 10 ms, Fair within 10 ms, 10% and 40 ms.
+// A grade drops at once; it rises after holding for 3 s at 80% of the limits.
 type Quality uint8
 
 // The grades.
@@ -18,18 +19,16 @@ const (
 	QualityGood                   // within every Good limit
 )
 
-// The grades' limits on error bound, loss (a fraction of the last 100
-// pings) and jitter, all three to be met; a rise needs them met at
-// QualityRiseMargin times the limits for QualityRiseHold.
+// The grades' limits (all three to be met) and a rise's margin and hold.
 const (
-	QualityGoodBound  = 2 * time.Millisecond
-	QualityGoodLoss   = 0.02
-	QualityGoodJitter = 10 * time.Millisecond
-	QualityFairBound  = 10 * time.Millisecond
-	QualityFairLoss   = 0.10
-	QualityFairJitter = 40 * time.Millisecond
-	QualityRiseMargin = 0.8
-	QualityRiseHold   = 3 * time.Second
+	qualityGoodBound  = 2 * time.Millisecond
+	qualityGoodLoss   = 0.02
+	qualityGoodJitter = 10 * time.Millisecond
+	qualityFairBound  = 10 * time.Millisecond
+	qualityFairLoss   = 0.10
+	qualityFairJitter = 40 * time.Millisecond
+	qualityRiseMargin = 0.8
+	qualityRiseHold   = 3 * time.Second
 )
 
 // String returns "unknown", "poor", "fair" or "good".
@@ -50,8 +49,7 @@ func (q Quality) String() string {
 // MarshalText encodes the quality as its String, for JSON and logs.
 func (q Quality) MarshalText() ([]byte, error) { return []byte(q.String()), nil }
 
-// QualityChange is a change of a client's Quality and what it was graded
-// on.
+// QualityChange is a change of a client's Quality and what it was graded on.
 type QualityChange struct {
 	From, To           Quality
 	At                 time.Duration // the client clock (Client.Clock)
@@ -82,9 +80,9 @@ func grade(in qualityInput, margin float64) Quality {
 			in.loss <= loss*margin
 	}
 	switch {
-	case within(QualityGoodBound, QualityGoodJitter, QualityGoodLoss):
+	case within(qualityGoodBound, qualityGoodJitter, qualityGoodLoss):
 		return QualityGood
-	case within(QualityFairBound, QualityFairJitter, QualityFairLoss):
+	case within(qualityFairBound, qualityFairJitter, qualityFairLoss):
 		return QualityFair
 	}
 	return QualityPoor
@@ -113,8 +111,8 @@ func (m *qualityMeter) update(in qualityInput) (Quality, bool) {
 		m.rising = false
 		return m.q, false
 	}
-	// Better: it must hold with margin for QualityRiseHold.
-	better := grade(in, QualityRiseMargin)
+	// Better: it must hold with margin for qualityRiseHold.
+	better := grade(in, qualityRiseMargin)
 	if better <= m.q {
 		m.rising = false
 		return m.q, false
@@ -122,7 +120,7 @@ func (m *qualityMeter) update(in qualityInput) (Quality, bool) {
 	if !m.rising || better < m.riseTo {
 		m.rising, m.riseSince, m.riseTo = true, in.at, better
 	}
-	if in.at-m.riseSince < QualityRiseHold {
+	if in.at-m.riseSince < qualityRiseHold {
 		return m.q, false
 	}
 	m.rising = false

@@ -12,19 +12,17 @@ import (
 // SyncReport is a client's sync state as it reports it in a ping, about
 // once a second. Durations are to the microsecond.
 type SyncReport struct {
-	At           time.Duration   // the server clock at arrival
-	Synchronized bool            // ClientStats.Synchronized
-	State        clocksync.State // the estimator's
-	Quality      Quality
-	Loss         float64 // of the last 100 pings, 0 to 1 (steps of 0.001)
-	// The estimate (provider.Estimate); drift in ppm, to 0.001.
-	ErrorBound, Jitter, Uplink, Downlink, Offset time.Duration
-	DriftPPM                                     float64
-	// How far predicted time runs ahead of shared time (uplink plus server
-	// buffer, less what is still slewed), and server time behind it.
-	Lead, InterpolationDelay    time.Duration
-	PredictedScale, ServerScale float64 // as in ClientStats
-	Resets                      int64   // the System's reset events
+	At                                           time.Duration   // the server clock at arrival
+	Synchronized                                 bool            // ClientStats.Synchronized
+	State                                        clocksync.State // the estimator's
+	Quality                                      Quality
+	Loss                                         float64       // of the last 100 pings, 0 to 1 (steps of 0.001)
+	ErrorBound, Jitter, Uplink, Downlink, Offset time.Duration // the estimate (provider.Estimate)
+	DriftPPM                                     float64       // in ppm, to 0.001
+	Lead                                         time.Duration // predicted time's lead on shared time: uplink plus server buffer, less what is still slewed
+	InterpolationDelay                           time.Duration // how far server time runs behind shared time
+	PredictedScale, ServerScale                  float64       // as in ClientStats
+	Resets                                       int64         // the System's reset events
 }
 
 // syncReportOf converts a wire report that arrived at server time at.

@@ -28,31 +28,21 @@ const refuseGrace = time.Second
 
 // ServerStats are running counts of a Server.
 type ServerStats struct {
-	// Clients connected now (handshake done), and those of them pinging
-	// over the stream fallback.
-	Clients, StreamClients int
-	// Handshakes accepted, and refused (version, tick rate, server full).
-	Accepted, Refused int64
-	// Attempts refused before their TLS handshake (admission limits or
-	// Admit; counted per Initial packet, so an attempt may count twice),
-	// and attempts asked to prove their address first (a QUIC Retry).
-	AdmissionRefused, AddressValidations int64
-	// Connections admitted and not ended (handshaking or connected).
-	Connections int
-	// Connections dropped before a valid hello (timeout, malformed,
-	// closed), and TLS handshakes failed on ALPN.
-	Failed, ALPNMismatches int64
-	// Pings answered; datagrams and frames dropped as malformed.
-	Pings, Malformed int64
-	// Game messages, both kinds; received ones not delivered (no
-	// OnMessage, or unreliable ones arriving faster than it returns).
-	MessagesReceived, MessagesSent, MessagesDropped int64
-	// UDP payload bytes of every client served, from quic-go.
-	BytesSent, BytesReceived uint64
+	Clients                        int    // connected now (handshake done)
+	StreamClients                  int    // of them, pinging over the stream fallback
+	Accepted, Refused              int64  // handshakes; refused: version, tick rate, server full
+	AdmissionRefused               int64  // attempts refused before the TLS handshake (per Initial packet: one may count twice)
+	AddressValidations             int64  // attempts asked to prove their address first (a QUIC Retry)
+	Connections                    int    // admitted and not ended (handshaking or connected)
+	Failed                         int64  // connections dropped before a valid hello (timeout, malformed, closed)
+	ALPNMismatches                 int64  // TLS handshakes failed on ALPN
+	Pings, Malformed               int64  // pings answered; datagrams and frames dropped as malformed
+	MessagesReceived, MessagesSent int64  // game messages, both kinds
+	MessagesDropped                int64  // received, not delivered: no OnMessage, or unreliable ones faster than it returns
+	BytesSent, BytesReceived       uint64 // UDP payloads of every client served, from quic-go
 }
 
-// Server is the authority of a netclock session: it owns the server clock
-// and tick system and answers the clients' pings.
+// Server is a session's authority: it owns the server clock and tick system.
 type Server struct {
 	cfg     ServerConfig
 	log     *slog.Logger
@@ -61,6 +51,7 @@ type Server struct {
 	ln      *quic.Listener
 	ownConn net.PacketConn // created by Listen; closed by Close
 	adm     *admission
+	version uint16 // the protocol version spoken
 	sys     *ticksys.System
 	epoch   uint64
 	origin  atomic.Pointer[time.Time] // the server clock's zero; nil before Serve
@@ -92,11 +83,21 @@ type Server struct {
 // Listen returns a Server on a UDP socket bound to addr ("host:port"; port
 // 0 picks one), which Close closes.
 func Listen(addr string, cfg ServerConfig) (*Server, error) {
+	return listen(addr, cfg, serverHooks{})
+}
+
+// serverHooks are settings only tests change.
+type serverHooks struct {
+	version        uint16               // the protocol version spoken; 0 = wire.ProtocolVersion
+	admissionClock func() time.Duration // the rate limiter's clock; nil = monotonic
+}
+
+func listen(addr string, cfg ServerConfig, hooks serverHooks) (*Server, error) {
 	conn, err := net.ListenPacket("udp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("transport: listen: %w", err)
 	}
-	s, err := NewServer(conn, cfg)
+	s, err := newServer(&quic.Transport{Conn: conn, ConnectionIDLength: serverConnIDLen}, true, cfg, hooks)
 	if err != nil {
 		conn.Close()
 		return nil, err
@@ -108,7 +109,7 @@ func Listen(addr string, cfg ServerConfig) (*Server, error) {
 // NewServer returns a Server on conn, which it must be the only user of
 // (Close does not close it).
 func NewServer(conn net.PacketConn, cfg ServerConfig) (*Server, error) {
-	return newServer(&quic.Transport{Conn: conn, ConnectionIDLength: serverConnIDLen}, true, cfg)
+	return newServer(&quic.Transport{Conn: conn, ConnectionIDLength: serverConnIDLen}, true, cfg, serverHooks{})
 }
 
 // serverConnIDLen is the length of the connection IDs the server issues:
@@ -123,11 +124,11 @@ const serverConnIDLen = 16
 // stateless resets); its own ConnContext and VerifySourceAddress run after
 // the server's admission. Close does not close tr.
 func NewServerTransport(tr *quic.Transport, cfg ServerConfig) (*Server, error) {
-	return newServer(tr, false, cfg)
+	return newServer(tr, false, cfg, serverHooks{})
 }
 
 // newServer returns a Server on tr; own: tr is the server's to close.
-func newServer(tr *quic.Transport, own bool, cfg ServerConfig) (*Server, error) {
+func newServer(tr *quic.Transport, own bool, cfg ServerConfig, hooks serverHooks) (*Server, error) {
 	cfg, err := cfg.resolve()
 	if err != nil {
 		return nil, err
@@ -142,7 +143,8 @@ func newServer(tr *quic.Transport, own bool, cfg ServerConfig) (*Server, error) 
 	for s.epoch == 0 { // 0 reads as "no epoch"
 		s.epoch = rand.Uint64()
 	}
-	clock := cfg.admissionClock
+	s.version = wireVersion(hooks.version)
+	clock := hooks.admissionClock
 	if clock == nil {
 		start := time.Now()
 		clock = func() time.Duration { return time.Since(start) }
@@ -261,9 +263,9 @@ func (c *originClock) Now() time.Time {
 	return time.Now()
 }
 
-// Serve starts the server clock and tick system and serves clients until
-// ctx ends or Close; it returns ctx.Err() or ErrServerClosed, with every
-// connection closed and goroutine ended. It runs once.
+// Serve starts the server clock and tick system and serves clients until ctx
+// ends or Close, returning ctx.Err() or ErrServerClosed once every
+// connection and goroutine ended. It runs once.
 func (s *Server) Serve(ctx context.Context) error {
 	s.mu.Lock()
 	switch {
@@ -473,7 +475,7 @@ func (s *Server) handshake(ctx context.Context, conn *quic.Conn, log *slog.Logge
 	// Nothing follows the hello: what a peer sends after it is discarded
 	// at once rather than kept in the stream's buffer.
 	str.CancelRead(streamCodeDone)
-	version := wireVersion(s.cfg.protocolVersion)
+	version := s.version
 	reply := wire.ServerHello{Version: version, TickRate: s.cfg.TickRate, Epoch: s.epoch}
 	var why string
 	switch {

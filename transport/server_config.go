@@ -13,46 +13,30 @@ import (
 	"github.com/netclock/netclock/ticksys"
 )
 
-// DefaultTickRate is ServerConfig.TickRate's default, in ticks per second.
-const DefaultTickRate = ticksys.DefaultTickRate
-
 // defaultFrameTimeout is ServerConfig.FrameTimeout's default.
 const defaultFrameTimeout = 10 * time.Second
 
 // ServerConfig configures a Server.
 type ServerConfig struct {
-	// TickRate is the session's tick rate (ticks per second). Default: 60.
-	TickRate uint32
-	// Start is the server clock when Serve starts it. Default: 0.
-	Start time.Duration
-	// TLSConfig holds the server's certificate. Required.
-	TLSConfig *tls.Config
-	// QUICConfig overrides quic-go's defaults. Default: quic-go's, with a
-	// 2 s keep-alive, a 10 s idle timeout and 96 KiB receive windows
-	// (below 86 KiB the largest reliable messages may never fit).
+	TickRate  uint32        // ticks per second; default ticksys.DefaultTickRate (60)
+	Start     time.Duration // the server clock when Serve starts it; default 0
+	TLSConfig *tls.Config   // the server's certificate; required
+	// QUICConfig: default quic-go's, with a 2 s keep-alive, a 10 s idle timeout
+	// and 96 KiB receive windows (the largest messages need 86 KiB).
 	QUICConfig *quic.Config
-	// Logger receives connection, handshake and reset events. Default: none.
-	Logger *slog.Logger
+	Logger     *slog.Logger // connection, handshake and reset events; default none
 	// Admission (0: default; negative: none; see the README): clients
-	// connected (500 per CPU; then ErrServerFull), connections per IP (32;
-	// raise it for LAN parties and carrier NAT), new handshakes a second
-	// (100 per CPU; past half the burst, a QUIC Retry first). Admit, if
-	// set, may refuse more; it must be fast. Refusals get ErrRefused.
+	// connected (500 per CPU, then ErrServerFull), connections per IP (32),
+	// new handshakes a second (100 per CPU; a Retry past half the burst).
+	// Admit, if set, may refuse more, fast. Refusals get ErrRefused.
 	MaxClients, MaxClientsPerSource, HandshakeRate int
 	Admit                                          func(AdmissionRequest) error
-	// HelloTimeout bounds a new connection's hello. Default: 5 s.
-	HelloTimeout time.Duration
-	// StatelessResetKey lets a restarted server end its previous run's
-	// connections at once. Keep it secret and the same across restarts
-	// (32 bytes from crypto/rand, stored like the TLS key). Default:
-	// derived from TLSConfig.Certificates[0]'s key (random if none).
+	HelloTimeout                                   time.Duration // bounds a new connection's hello; default 5 s
+	// StatelessResetKey (secret, the same across restarts: see the README)
+	// lets a restarted server end its last run's connections at once.
+	// Default: derived from TLSConfig.Certificates[0]'s key, or random.
 	StatelessResetKey *quic.StatelessResetKey
-	// FrameTimeout bounds a reliable message's arrival after its first
-	// byte (then its stream is stopped). Default: 10 s.
-	FrameTimeout time.Duration
-
-	protocolVersion uint16               // for tests: speak another version; 0 = wire.ProtocolVersion
-	admissionClock  func() time.Duration // for tests: the rate limiter's clock; nil = monotonic
+	FrameTimeout      time.Duration // bounds a reliable message's arrival from its first byte (else its stream stops); default 10 s
 }
 
 func (cfg ServerConfig) resolve() (ServerConfig, error) {
@@ -60,7 +44,7 @@ func (cfg ServerConfig) resolve() (ServerConfig, error) {
 		return cfg, fmt.Errorf("%w: ServerConfig.TLSConfig is required", ErrInvalidConfig)
 	}
 	if cfg.TickRate == 0 {
-		cfg.TickRate = DefaultTickRate
+		cfg.TickRate = ticksys.DefaultTickRate
 	}
 	if err := nettime.ValidateRate(cfg.TickRate); err != nil {
 		return cfg, fmt.Errorf("%w: %w", ErrInvalidConfig, err)

@@ -113,11 +113,11 @@ func (s *Server) client(id ClientID) *serverClient {
 	return s.byID[id]
 }
 
-// OnMessage subscribes fn to the clients' messages, like
-// System.OnNetworkTick: cancel ends it. With no subscriber, messages are
-// dropped and counted. Each client's reliable messages come in order on
-// one goroutine, its unreliable ones on another, other clients'
-// concurrently; while fn runs, that client's reliable stream waits.
+// OnMessage subscribes fn to the clients' messages until cancel, like
+// System.OnNetworkTick; with none, messages are dropped and counted. Each
+// client's reliable messages come in order on one goroutine (its stream
+// waits while fn runs), its unreliable ones on another, other clients'
+// concurrently.
 func (s *Server) OnMessage(fn func(ClientID, Message)) (cancel func()) {
 	if fn == nil {
 		panic("transport: nil OnMessage handler")

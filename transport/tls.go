@@ -19,8 +19,7 @@ import (
 // devCertValidity is how long a DevCertificate is valid.
 const devCertValidity = 90 * 24 * time.Hour
 
-// DevCert is a self-signed certificate for development and tests: the
-// server presents it, and clients trust exactly it.
+// DevCert is a self-signed certificate for development and tests.
 type DevCert struct {
 	Certificate tls.Certificate // with its private key and Leaf
 	ServerName  string          // the first host: the name ClientTLS verifies
@@ -85,11 +84,10 @@ func (d DevCert) ClientTLS() *tls.Config {
 	return &tls.Config{RootCAs: pool, ServerName: d.ServerName, MinVersion: tls.VersionTLS13}
 }
 
-// PinnedClientTLS returns a ClientConfig.TLSConfig that trusts exactly the
-// certificates in certPEM (DevCert.CertPEM from another process, or a
-// private CA), for the host dialed. Another server certificate fails the
-// dial with ErrCertificateMismatch; certPEM other than CERTIFICATE blocks
-// is ErrInvalidConfig.
+// PinnedClientTLS returns a ClientConfig.TLSConfig trusting only certPEM's
+// certificates (DevCert.CertPEM, or a private CA) for the host dialed;
+// others fail with ErrCertificateMismatch, a bad certPEM with
+// ErrInvalidConfig.
 func PinnedClientTLS(certPEM []byte) (*tls.Config, error) {
 	pool := x509.NewCertPool()
 	n := 0

@@ -2,19 +2,16 @@
 // authoritative clock and tick system and answers pings (QUIC datagrams,
 // stamped on arrival and departure); a Client estimates the server clock
 // from them and, once synced, runs a ticksys.System in step with it. Game
-// messages share the connection (Message), stamped with their network time.
+// messages (Message) share the connection, stamped with their network time.
 //
 // Names: SharedTime is the server clock now (Server.SharedTime, estimated
 // by Client.SharedTime); the System's PredictedTime and ServerTime are
 // NGO's predicted and server time, ahead of and behind it; Client.Clock is
 // the client's own, unsynchronized clock.
 //
-// A Server faces hostile peers: admission limits before the TLS handshake,
-// bounded memory per connection, and stateless resets so that clients of
-// a restarted server reconnect at once (see the README).
-//
-// Clients grade their link (Quality) and report their sync to the server
-// (ClientInfo.Report); DebugHandler serves a live view of it on both ends.
+// A Server withstands hostile peers (admission limits, bounded memory per
+// connection, stateless resets: see the README). Clients grade their link
+// (Quality) and report their sync (ClientInfo.Report), live in DebugHandler.
 package transport
 
 import (
@@ -40,18 +37,14 @@ func wireVersion(v uint16) uint16 {
 	return v
 }
 
-// Errors of this package. Its errors wrap one of them, and keep quic-go's
-// error in the chain.
+// Errors of this package wrap one of these, keeping quic-go's in the chain.
 var (
 	ErrVersionMismatch  = errors.New("transport: protocol version mismatch")
-	ErrTickRateMismatch = errors.New("transport: tick rate mismatch") // see ClientConfig.AcceptServerRate
-	ErrServerFull       = errors.New("transport: server full")        // ServerConfig.MaxClients
-	// ErrRefused: refused before the TLS handshake by an admission limit
-	// or ServerConfig.Admit. Reconnect retries it.
-	ErrRefused = errors.New("transport: connection refused by the server")
-	ErrALPN    = errors.New("transport: peer does not speak " + ALPN + " (TLS ALPN mismatch)")
-	// ErrCertificateMismatch: the server's certificate is not the pinned
-	// one nor signed by it (another server, or a new DevCertificate).
+	ErrTickRateMismatch = errors.New("transport: tick rate mismatch")               // see ClientConfig.AcceptServerRate
+	ErrServerFull       = errors.New("transport: server full")                      // ServerConfig.MaxClients
+	ErrRefused          = errors.New("transport: connection refused by the server") // by admission or Admit; Reconnect retries
+	ErrALPN             = errors.New("transport: peer does not speak " + ALPN + " (TLS ALPN mismatch)")
+	// ErrCertificateMismatch: not the pinned certificate nor signed by it (another server, or a new DevCertificate).
 	ErrCertificateMismatch = errors.New("transport: the server's certificate does not match the pinned certificate")
 	ErrProtocol            = errors.New("transport: protocol violation") // a malformed hello or frame
 	ErrInvalidConfig       = errors.New("transport: invalid config")
@@ -60,13 +53,10 @@ var (
 	ErrTooLarge            = errors.New("transport: message too large") // or too large for this path
 	ErrNotConnected        = errors.New("transport: not connected")     // reconnecting: not sent
 	ErrUnknownClient       = errors.New("transport: unknown client")
-	// ErrBackpressure: the peer's flow control cannot take the message
-	// whole now (it is not reading fast enough); nothing was sent.
-	ErrBackpressure = errors.New("transport: peer is not reading fast enough")
+	ErrBackpressure        = errors.New("transport: peer is not reading fast enough") // flow control full: nothing sent
 )
 
-// CodeGoingAway is the QUIC application error code a Server closes its
-// connections with when it shuts down (see Client.Err).
+// CodeGoingAway is the QUIC error code of a Server's shutdown (Client.Err).
 const CodeGoingAway quic.ApplicationErrorCode = 0x5
 
 // QUIC application error codes of the other closes.
