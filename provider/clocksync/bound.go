@@ -43,7 +43,7 @@ func (e *Estimator) statBound() int64 {
 	}
 	mu, mw := e.spacing(e.ud), e.spacing(e.wd)
 	e.spU, e.spW = max(0, mu), max(0, mw)
-	b := 2.65 * float64(mu+mw)
+	b := 2.65 * float64(max(mu, e.softExcess(e.ud))+max(mw, e.softExcess(e.wd)))
 	rse := e.rSE
 	if !e.fitted {
 		rse = priorDriftSE
@@ -125,4 +125,48 @@ func (e *Estimator) driftTilt() int64 {
 		return 0
 	}
 	return int64(3 * e.driftSE() * float64(e.t[e.at(e.n-1)]-e.t[e.head]) / 2)
+}
+
+// softExcess estimates how far the lowest of the window's values sits above
+// the true floor when the density thins out toward it (a soft floor:
+// triangular, normal, measured radio delays), where the lowest values'
+// spacing understates it. With F(x) ∝ (x − floor)^β near the floor the
+// k-th lowest sits about (k/n)^(1/β) above it, so the ratio of the 16th's
+// and 8th's gap to the 8th's and 1st's tells β (8/7 for β = 1, a finite
+// density; 0.64 for β = 2; 0.52 for β = 3), and the 16th's distance from
+// the lowest, divided by 16^(1/β) − 1, the lowest's excess. Only a clear
+// soft floor counts: on a finite density it returns 0.
+func (e *Estimator) softExcess(vals []int64) int64 {
+	const k = 16
+	if e.n < 4*k {
+		return 0
+	}
+	var low [k]int64
+	m := 0
+	for j := 0; j < e.n; j++ {
+		v := vals[e.at(j)]
+		if m < k {
+			low[m] = v
+			m++
+		} else if v < low[k-1] {
+			low[k-1] = v
+		} else {
+			continue
+		}
+		for q := m - 1; q > 0 && low[q] < low[q-1]; q-- {
+			low[q], low[q-1] = low[q-1], low[q]
+		}
+	}
+	lo, mid, hi := low[0], low[k/2-1], low[k-1]
+	if mid <= lo {
+		return 0
+	}
+	r := float64(hi-mid) / float64(mid-lo)
+	switch {
+	case r < 0.58: // β ≈ 3
+		return int64(float64(hi-lo) / 1.52)
+	case r < 0.8: // β ≈ 2
+		return int64(float64(hi-lo) / 3)
+	}
+	return 0
 }
