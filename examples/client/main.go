@@ -42,6 +42,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/netclock/netclock/examples/internal/liveview"
 	"github.com/netclock/netclock/ticksys"
 	"github.com/netclock/netclock/transport"
 )
@@ -181,7 +182,7 @@ func run(ctx context.Context, cfg config, out io.Writer, log *slog.Logger) (resu
 	}
 	defer c.Close()
 	if cfg.debug != "" {
-		url, stop, err := serveDebug(cfg.debug, c.DebugHandler())
+		url, stop, err := liveview.Serve(cfg.debug, c.DebugHandler(), os.Stderr)
 		if err != nil {
 			return res, err
 		}

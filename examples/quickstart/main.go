@@ -50,6 +50,7 @@ import (
 	"time"
 
 	"github.com/netclock/netclock/bench/jitnet"
+	"github.com/netclock/netclock/examples/internal/liveview"
 	"github.com/netclock/netclock/netsim"
 	"github.com/netclock/netclock/transport"
 )
@@ -194,7 +195,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer js.Close()
 	var liveURL string
 	if opt.debug != "" {
-		url, stop, err := serveDebug(opt.debug, srv.DebugHandler())
+		url, stop, err := liveview.Serve(opt.debug, srv.DebugHandler(), stderr)
 		if err != nil {
 			return err
 		}

@@ -47,6 +47,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/netclock/netclock/examples/internal/liveview"
 	"github.com/netclock/netclock/ticksys"
 	"github.com/netclock/netclock/transport"
 )
@@ -90,7 +91,7 @@ func runMain(ctx context.Context, args []string) error {
 			s.pinFile, s.srv.Addr(), s.pinFile)
 	}
 	if cfg.debug != "" {
-		url, stop, err := serveDebug(cfg.debug, s.srv.DebugHandler())
+		url, stop, err := liveview.Serve(cfg.debug, s.srv.DebugHandler(), os.Stderr)
 		if err != nil {
 			s.srv.Close()
 			return err

@@ -10,23 +10,9 @@ import (
 // (for a density that is finite at the floor the spacings are exponential
 // with this mean).
 func (e *Estimator) spacing(vals []int64) int64 {
-	const k = 8
-	var low [k]int64
-	m := 0
-	for j := 0; j < e.n; j++ {
-		v := vals[e.at(j)]
-		if m < k {
-			low[m] = v
-			m++
-		} else if v < low[k-1] {
-			low[k-1] = v
-		} else {
-			continue
-		}
-		for q := m - 1; q > 0 && low[q] < low[q-1]; q-- {
-			low[q], low[q-1] = low[q-1], low[q]
-		}
-	}
+	var buf [8]int64
+	low := buf[:e.lowest(vals, buf[:])]
+	m := len(low)
 	if m < 2 {
 		return -1
 	}
@@ -142,7 +128,26 @@ func (e *Estimator) softExcess(vals []int64) int64 {
 		return 0
 	}
 	var low [k]int64
-	m := 0
+	e.lowest(vals, low[:])
+	lo, mid, hi := low[0], low[k/2-1], low[k-1]
+	if mid <= lo {
+		return 0
+	}
+	r := float64(hi-mid) / float64(mid-lo)
+	switch {
+	case r < 0.58: // β ≈ 3
+		return int64(float64(hi-lo) / 1.52)
+	case r < 0.8: // β ≈ 2
+		return int64(float64(hi-lo) / 3)
+	}
+	return 0
+}
+
+// lowest fills low, in order, with the lowest of the window's values of
+// vals and returns how many it filled (fewer than len(low) only with fewer
+// values).
+func (e *Estimator) lowest(vals, low []int64) int {
+	k, m := len(low), 0
 	for j := 0; j < e.n; j++ {
 		v := vals[e.at(j)]
 		if m < k {
@@ -157,16 +162,5 @@ func (e *Estimator) softExcess(vals []int64) int64 {
 			low[q], low[q-1] = low[q-1], low[q]
 		}
 	}
-	lo, mid, hi := low[0], low[k/2-1], low[k-1]
-	if mid <= lo {
-		return 0
-	}
-	r := float64(hi-mid) / float64(mid-lo)
-	switch {
-	case r < 0.58: // β ≈ 3
-		return int64(float64(hi-lo) / 1.52)
-	case r < 0.8: // β ≈ 2
-		return int64(float64(hi-lo) / 3)
-	}
-	return 0
+	return m
 }

@@ -1,4 +1,4 @@
-package main
+package liveview
 
 import (
 	"io"
@@ -7,27 +7,27 @@ import (
 	"testing"
 )
 
-func TestServeDebug(t *testing.T) {
+func TestServe(t *testing.T) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "live "+r.URL.Path) })
-	url, stop, err := serveDebug("127.0.0.1:0", h)
+	url, stop, err := Serve("127.0.0.1:0", h, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer stop()
-	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, debugPath) {
+	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, Path) {
 		t.Errorf("url %q", url)
 	}
-	root := strings.TrimSuffix(url, debugPath) + "/"
+	root := strings.TrimSuffix(url, Path) + "/"
 	resp, err := http.Get(root) // redirected to the page
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if got, want := string(b), "live "+debugPath; got != want {
+	if got, want := string(b), "live "+Path; got != want {
 		t.Errorf("GET / = %q, want %q", got, want)
 	}
-	if _, _, err := serveDebug("127.0.0.1:bad", h); err == nil {
+	if _, _, err := Serve("127.0.0.1:bad", h, io.Discard); err == nil {
 		t.Error("a bad address was accepted")
 	}
 }
