@@ -11,9 +11,17 @@ import (
 	"time"
 )
 
-// eventually polls cond until it holds or timeout passes.
+// minWait is the least any wait here gives a real network event over
+// loopback before failing: the timeouts only catch a hung test, they never
+// assert speed, and a machine loaded enough (the race detector, other
+// packages' tests in parallel) can hold a goroutine for seconds.
+const minWait = 30 * time.Second
+
+// eventually polls cond until it holds or timeout (at least minWait)
+// passes.
 func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
+	timeout = max(timeout, minWait)
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	deadline := time.After(timeout)
@@ -26,9 +34,10 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func() bo
 	}
 }
 
-// await receives from ch or fails after timeout.
+// await receives from ch or fails after timeout (at least minWait).
 func await[T any](t *testing.T, ch <-chan T, timeout time.Duration, what string) T {
 	t.Helper()
+	timeout = max(timeout, minWait)
 	select {
 	case v := <-ch:
 		return v
