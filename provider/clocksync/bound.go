@@ -5,18 +5,23 @@ import (
 	"time"
 )
 
-// spacing returns the mean spacing of the k lowest values of vals above the
-// floor: an estimate of how far the floor can still be above the true one
-// (for a density that is finite at the floor the spacings are exponential
-// with this mean).
-func (e *Estimator) spacing(vals []int64) int64 {
-	var buf [8]int64
-	low := buf[:e.lowest(vals, buf[:])]
-	m := len(low)
+// floorScales returns, from one scan of the window's values of vals, the
+// mean spacing of the 8 lowest above the lowest (an estimate of how far the
+// floor can still be above the true one: for a density that is finite at
+// the floor the spacings are exponential with this mean; −1 with fewer
+// than two values) and the soft floor's excess (softExcess).
+func (e *Estimator) floorScales(vals []int64) (spacing, soft int64) {
+	var buf [16]int64
+	m := e.lowest(vals, buf[:])
 	if m < 2 {
-		return -1
+		return -1, 0
 	}
-	return (low[m-1] - low[0]) / int64(m-1)
+	k := min(m, 8)
+	spacing = (buf[k-1] - buf[0]) / int64(k-1)
+	if m == len(buf) && e.n >= 4*len(buf) {
+		soft = softExcess(buf)
+	}
+	return spacing, soft
 }
 
 // statBound is the statistical part of the error bound: the offset error
@@ -27,9 +32,10 @@ func (e *Estimator) statBound() int64 {
 	if e.n < 8 {
 		return -1
 	}
-	mu, mw := e.spacing(e.ud), e.spacing(e.wd)
+	mu, softU := e.floorScales(e.ud)
+	mw, softW := e.floorScales(e.wd)
 	e.spU, e.spW = max(0, mu), max(0, mw)
-	b := 2.65 * float64(max(mu, e.softExcess(e.ud))+max(mw, e.softExcess(e.wd)))
+	b := 2.65 * float64(max(mu, softU)+max(mw, softW))
 	rse := e.rSE
 	if !e.fitted {
 		rse = priorDriftSE
@@ -113,22 +119,17 @@ func (e *Estimator) driftTilt() int64 {
 	return int64(3 * e.driftSE() * float64(e.t[e.at(e.n-1)]-e.t[e.head]) / 2)
 }
 
-// softExcess estimates how far the lowest of the window's values sits above
-// the true floor when the density thins out toward it (a soft floor:
-// triangular, normal, measured radio delays), where the lowest values'
-// spacing understates it. With F(x) ∝ (x − floor)^β near the floor the
+// softExcess estimates, from the 16 lowest of the window's values in
+// order, how far the lowest sits above the true floor when the density
+// thins out toward it (a soft floor: triangular, normal, measured radio
+// delays), where the lowest values' spacing understates it. With F(x) ∝ (x − floor)^β near the floor the
 // k-th lowest sits about (k/n)^(1/β) above it, so the ratio of the 16th's
 // and 8th's gap to the 8th's and 1st's tells β (8/7 for β = 1, a finite
 // density; 0.64 for β = 2; 0.52 for β = 3), and the 16th's distance from
 // the lowest, divided by 16^(1/β) − 1, the lowest's excess. Only a clear
 // soft floor counts: on a finite density it returns 0.
-func (e *Estimator) softExcess(vals []int64) int64 {
-	const k = 16
-	if e.n < 4*k {
-		return 0
-	}
-	var low [k]int64
-	e.lowest(vals, low[:])
+func softExcess(low [16]int64) int64 {
+	const k = len(low)
 	lo, mid, hi := low[0], low[k/2-1], low[k-1]
 	if mid <= lo {
 		return 0
@@ -148,18 +149,21 @@ func (e *Estimator) softExcess(vals []int64) int64 {
 // values).
 func (e *Estimator) lowest(vals, low []int64) int {
 	k, m := len(low), 0
-	for j := 0; j < e.n; j++ {
-		v := vals[e.at(j)]
-		if m < k {
-			low[m] = v
-			m++
-		} else if v < low[k-1] {
-			low[k-1] = v
-		} else {
-			continue
-		}
-		for q := m - 1; q > 0 && low[q] < low[q-1]; q-- {
-			low[q], low[q-1] = low[q-1], low[q]
+	// The window is one or two runs of the ring.
+	first := min(e.n, len(vals)-e.head)
+	for _, run := range [2][]int64{vals[e.head : e.head+first], vals[:e.n-first]} {
+		for _, v := range run {
+			if m < k {
+				low[m] = v
+				m++
+			} else if v < low[k-1] {
+				low[k-1] = v
+			} else {
+				continue
+			}
+			for q := m - 1; q > 0 && low[q] < low[q-1]; q-- {
+				low[q], low[q-1] = low[q-1], low[q]
+			}
 		}
 	}
 	return m
