@@ -22,6 +22,9 @@ type doubt struct {
 	yRaw, ty int64
 	at       int64 // client time of the change
 	k        int   // samples since
+	// The floors of the samples since, detrended; valid while minOK.
+	mu, mw int64
+	minOK  bool
 	// The samples stopped for a while just before: an interruption, as in
 	// a handover or a re-route, which moves the path, not the clock.
 	gap bool
@@ -55,7 +58,16 @@ func (e *Estimator) weighDoubt() Event {
 	}
 	d.k++
 	k := min(d.k, e.n)
-	mu, mw := e.minDetrended(e.n-k, e.n)
+	// The floors since the fall, kept up to date sample by sample; scanned
+	// again when the drift was refitted (the detrended values moved) or
+	// samples since the fall have left the window.
+	var mu, mw int64
+	if i := e.at(e.n - 1); d.minOK && d.k <= e.n {
+		mu, mw = min(d.mu, e.ud[i]), min(d.mw, e.wd[i])
+	} else {
+		mu, mw = e.minDetrended(e.n-k, e.n)
+	}
+	d.mu, d.mw, d.minOK = mu, mw, true
 	var rise, sp int64
 	if d.fellU {
 		rise, sp = mw-(d.yRaw+e.trend(d.ty)), e.spW

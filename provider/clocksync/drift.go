@@ -59,6 +59,7 @@ func (e *Estimator) fit(now int64, drift bool) {
 	}
 	// A new drift tilts every detrended value: re-anchor them at now.
 	e.t0 = now
+	e.doubt.minOK = false
 	e.olderDirty = true
 	for k := 0; k < e.n; k++ {
 		i := e.at(k)
