@@ -69,20 +69,6 @@ const (
 	fbRing = 1 << 16
 )
 
-// OracleLead is the smallest constant send lead that puts a fraction q of
-// the inputs on time: an input sent L before its tick is on time when its
-// one-way delay is at most L, so it is the q-quantile (nearest rank) of the
-// delays. It reorders delays. Those inputs arrive L − delay before their
-// tick: Result.OracleLeadMS is the mean of that, to compare with
-// BufferResult.InputLeadMS.
-func OracleLead(delays []float64, q float64) float64 { return selectQuantile(delays, q) }
-
-// OracleInterpDelay is the smallest constant interpolation delay that
-// starves at most a fraction q of the frames: a frame with need n (true
-// server time − newest snapshot received) is fed at delay D when n ≤ D.
-// It reorders needs.
-func OracleInterpDelay(needs []float64, q float64) float64 { return selectQuantile(needs, 1-q) }
-
 // OnTime is the fraction of leads ≥ 0 (an input arriving exactly at its
 // tick's start is on time); 0 without leads.
 func OnTime(leads []float64) float64 {
@@ -176,6 +162,8 @@ type jit struct {
 	down     *netsim.Link // snapshots
 	oracleUp *netsim.Link // probes sent at each tick start
 	probes   tickSet
+	frameUp  *netsim.Link // probes sent at each client frame
+	sends    []FrameSend  // each client frame's probe
 	needLead []float64
 	needInt  []float64
 	recv     snapshots
@@ -191,6 +179,7 @@ const (
 	evInput = evClientPing + 1 + iota
 	evSnapshot
 	evProbe
+	evFrameProbe
 )
 
 func newJIT(o Options, s *sim, c *ncClient) (*jit, error) {
@@ -208,6 +197,9 @@ func newJIT(o Options, s *sim, c *ncClient) (*jit, error) {
 	c.collect = true
 	var err error
 	if j.oracleUp, j.down, err = o.Profile.NewLinks(o.Seed); err != nil {
+		return nil, err
+	}
+	if j.frameUp, _, err = o.Profile.NewLinks(o.Seed); err != nil {
 		return nil, err
 	}
 	for _, m := range b.Models {
@@ -273,6 +265,10 @@ func (j *jit) deliver(ev event, sNow, cNow time.Duration) {
 		if j.probes.add(ev.msg.Tick) && j.inWindow(ev.msg.Tick) {
 			j.needLead = append(j.needLead, ms(sNow-ev.msg.T1))
 		}
+	case evFrameProbe:
+		if f := &j.sends[ev.msg.Seq]; f.Lost {
+			f.Arrived, f.Lost = sNow, false // the first copy
+		}
 	case evInput:
 		m := j.models[ev.msg.Seq]
 		if !m.arrived.add(ev.msg.Tick) {
@@ -322,6 +318,17 @@ func (j *jit) clientFrame(t, cNow time.Duration) {
 	j.pending = j.pending[:0]
 	j.c.samples = j.c.samples[:0]
 	truth := s.server.Read(t)
+	// The frame oracle's probe: when an input sent at this frame reaches
+	// the server. Server time is kept monotone for its search, should the
+	// server's clock step back.
+	at := truth
+	if n := len(j.sends); n > 0 {
+		at = max(at, j.sends[n-1].At)
+	}
+	for _, arr := range j.frameUp.SendAppend(s.buf[:0], s.now) {
+		s.push(arr, evFrameProbe, Msg{Seq: uint64(len(j.sends))})
+	}
+	j.sends = append(j.sends, FrameSend{At: at, Lost: true})
 	newest, any := j.recv.newest()
 	measured := started && any && t >= j.o.Warmup && t < j.o.Duration-jitTail
 	if measured {
@@ -369,9 +376,24 @@ func (j *jit) results(r *Result) {
 		r.Buffers = append(r.Buffers, br)
 	}
 	mean := meanP99(j.needLead).Mean
-	send := OracleLead(j.needLead, oracleOnTime)
-	margin, interp := send-mean, OracleInterpDelay(j.needInt, oracleStarved)
-	r.OracleSendLeadMS, r.OracleLeadMS, r.OracleInterpDelayMS = &send, &margin, &interp
+	tickSend := OracleLead(j.needLead, oracleOnTime)
+	tickMargin, interp := tickSend-mean, OracleInterpDelay(j.needInt, oracleStarved)
+	r.OracleTickSendLeadMS, r.OracleTickLeadMS, r.OracleInterpDelayMS = &tickSend, &tickMargin, &interp
+	var ticks []time.Duration
+	for k := int64(j.o.Warmup / j.tick); ; k++ {
+		if t := time.Duration(k) * j.tick; t >= j.o.Warmup {
+			if !j.inWindow(k) {
+				break
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	// No lead up to MaxOracleLead reaching 99%: none, rather than a
+	// number that looks measured.
+	if l, m, ok := OracleFrameLead(j.sends, ticks, oracleOnTime); ok {
+		send, margin := ms(l), ms(m)
+		r.OracleSendLeadMS, r.OracleLeadMS = &send, &margin
+	}
 }
 
 // meanP99 of v, which it reorders; the p99 is of the values (a lead's p99
