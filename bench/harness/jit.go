@@ -17,8 +17,10 @@ import (
 // client interpolates at its server time every frame. Every model runs
 // over netclock's clock (the KindNetclock systems), on its own copy of the
 // run's network (same profile and seed, so the same events), so the
-// clock's own pings, and every existing figure, are unchanged. A run with
-// Buffers keeps about 40 more bytes per client frame and model.
+// clock's own pings, and every existing figure, are unchanged. Two more
+// copies carry the oracles' probes: one sent at each tick start, one at
+// each client frame. A run with Buffers keeps about 40 more bytes per
+// client frame and model, and 24 per frame for the oracle.
 type BufferOptions struct {
 	// SnapshotEvery is the snapshot interval in server ticks. Default 1.
 	SnapshotEvery int
