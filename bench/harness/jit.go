@@ -381,14 +381,9 @@ func (j *jit) results(r *Result) {
 	tickSend := OracleLead(j.needLead, oracleOnTime)
 	tickMargin, interp := tickSend-mean, OracleInterpDelay(j.needInt, oracleStarved)
 	r.OracleTickSendLeadMS, r.OracleTickLeadMS, r.OracleInterpDelayMS = &tickSend, &tickMargin, &interp
-	var ticks []time.Duration
-	for k := int64(j.o.Warmup / j.tick); ; k++ {
-		if t := time.Duration(k) * j.tick; t >= j.o.Warmup {
-			if !j.inWindow(k) {
-				break
-			}
-			ticks = append(ticks, t)
-		}
+	var ticks []time.Duration // the measured ticks' starts
+	for k := int64((j.o.Warmup + j.tick - 1) / j.tick); j.inWindow(k); k++ {
+		ticks = append(ticks, time.Duration(k)*j.tick)
 	}
 	// No lead up to MaxOracleLead reaching 99%: none, rather than a
 	// number that looks measured.
