@@ -22,8 +22,10 @@ const (
 	minFeedback = 32
 	// Feedback: the late fraction aimed at, as a share of 1 − Target; the
 	// lead's move per window, in ticks per unit of relative error; the
-	// share of slack beyond a tick given back per window.
-	aimShare, lateGain, narrowGain = 0.5, 0.05, 0.1
+	// share of lasting slack beyond slackTicks given back per window,
+	// lasting meaning over the last slackWindows windows.
+	aimShare, lateGain, narrowGain = 0.7, 0.03, 0.1
+	slackTicks, slackWindows       = 0.75, 4
 	maxWiden                       = 2 // ticks per window
 	maxCorrection                  = time.Second
 	// offsetStep: an estimate whose offset moved more than this between
@@ -106,13 +108,17 @@ func (s AdaptiveState) String() string {
 // frame after its tick began, its stalls, inputs queued behind other
 // traffic) by the server's feedback: each time a window of FeedbackWindow
 // arrivals newer than the last correction has come in, the lead moves by
-// 0.05 tick per unit of relative error of the window's late fraction
-// against half of 1 − Target (at most two ticks wider per window, and no
+// 0.03 tick per unit of relative error of the window's late fraction
+// against 70% of 1 − Target (at most two ticks wider per window, and no
 // further than would have put its 1st percentile on time, plus an eighth
 // of a tick: a late burst is one stall, not a trend). A window without a
-// late input narrows it by 0.05 tick (at most half its 1st-percentile
-// margin), and by 1/10 of that margin beyond one tick. So the lead widens at once when inputs come late
-// and gives back its slack slowly.
+// late input narrows it by 0.03 tick (at most half its 1st-percentile
+// margin), and by 1/10 of the lasting slack beyond 3/4 tick: the smallest
+// 1st-percentile margin of the last 4 windows (about 8 s at 60 Hz), so
+// that a quiet spell of a delay that wanders on a scale of seconds is not
+// taken for slack. So the lead widens at once when inputs come late and
+// gives back its slack slowly. The aim sits below 1 − Target by what the
+// late fraction wanders around it: stalls make late inputs in bursts.
 //
 // It keeps 2×Window durations and never allocates after NewAdaptive. It is
 // not safe for concurrent use on its own; a Steered provider serializes its
@@ -128,6 +134,8 @@ type Adaptive struct {
 	tick             time.Duration // the last Buffers' tick: bounds a widening
 	lastOff          time.Duration // the estimate's offset at the last sample
 	haveOff          bool
+	p1s              [slackWindows]time.Duration // the last windows' P1, a ring
+	p1n              int                         // windows seen
 }
 
 var _ BufferPolicy = (*Adaptive)(nil)
@@ -201,6 +209,8 @@ func (a *Adaptive) ObserveFeedback(f Feedback) {
 		return // the window still holds arrivals from before the last correction
 	}
 	a.state, a.lastTotal = AdaptiveClosedLoop, f.Total
+	a.p1s[a.p1n%slackWindows] = f.P1
+	a.p1n++
 	// Integral control of the late fraction: each window moves the lead
 	// by lateGain ticks per unit of relative error against aim, at most a
 	// tick wider, so the late fraction settles on aim whatever makes
@@ -213,10 +223,11 @@ func (a *Adaptive) ObserveFeedback(f Feedback) {
 		// delays hardly vary, a whole step could make many inputs late
 		// at once.
 		a.corr += max(move, -f.P1/2)
-		// Slack beyond a tick (a game loop's frame phase may take up to
-		// a frame of it) is not needed: give it back faster.
-		if f.P1 > a.tick {
-			a.corr -= time.Duration(narrowGain * float64(f.P1-a.tick))
+		// Slack that lasted beyond most of a tick (a game loop's frame
+		// phase may take up to a frame of it) is not needed: give it
+		// back faster.
+		if slack, thr := a.lastingSlack(), time.Duration(slackTicks*float64(a.tick)); slack > thr {
+			a.corr -= time.Duration(narrowGain * float64(slack-thr))
 		}
 	case move > 0:
 		// Widen no further than would have put the 1st percentile on
@@ -228,6 +239,16 @@ func (a *Adaptive) ObserveFeedback(f Feedback) {
 		a.corr += move
 	}
 	a.corr = max(-maxCorrection, min(maxCorrection, a.corr))
+}
+
+// lastingSlack is the smallest 1st-percentile margin of the last
+// slackWindows feedback windows (fewer at the start).
+func (a *Adaptive) lastingSlack() time.Duration {
+	m := a.p1s[(a.p1n-1)%slackWindows]
+	for i := 2; i <= min(a.p1n, slackWindows); i++ {
+		m = min(m, a.p1s[(a.p1n-i)%slackWindows])
+	}
+	return m
 }
 
 // Buffers returns ServerBuffer and ClientBuffer (see Adaptive); in

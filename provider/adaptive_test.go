@@ -112,10 +112,15 @@ func TestAdaptiveFeedback(t *testing.T) {
 		return Feedback{Total: total, Count: FeedbackWindow, Late: late, P1: p1, P5: p1 + ms, P50: p1 + 10*ms}
 	}
 	ticks := func(x float64) time.Duration { return time.Duration(x * float64(tick)) }
-	// The aim is 0.5% late: a window of 128 with 10 late is 14.6 times
-	// above it, and moves the lead by 0.05 × 14.6 ticks.
-	tenLate := ticks(0.05 * (10.0/128 - 0.005) / 0.005)
-	oneLate := ticks(0.05 * (1.0/128 - 0.005) / 0.005)
+	// The aim is 0.7% late: a window of 128 with 10 late is 10.2 times
+	// above it, and moves the lead by 0.03 × 10.2 ticks.
+	tenLate := ticks(0.03 * (10.0/128 - 0.007) / 0.007)
+	oneLate := ticks(0.03 * (1.0/128 - 0.007) / 0.007)
+	narrow := ticks(-0.03)
+	// Slack beyond 3/4 tick in each of the last 4 windows: a tenth of it
+	// is given back.
+	slack := tick + 10*ms
+	fast := (slack - tick*3/4) / 10
 	tests := []struct {
 		name      string
 		feedback  []Feedback
@@ -125,13 +130,21 @@ func TestAdaptiveFeedback(t *testing.T) {
 		// The open loop starts the correction at a tick.
 		{"none", nil, tick, AdaptiveOpenLoop},
 		{"too few arrivals", []Feedback{{Total: 10, Count: 10, Late: 10, P1: -50 * ms}}, tick, AdaptiveOpenLoop},
-		{"none late narrows", []Feedback{fb(128, 0, 5*ms)}, tick + ticks(-0.05), AdaptiveClosedLoop},
-		{"by at most half the 1st percentile", []Feedback{fb(128, 0, ms)}, tick - ms/2, AdaptiveClosedLoop},
+		{"none late narrows", []Feedback{fb(128, 0, 5*ms)}, tick + narrow, AdaptiveClosedLoop},
+		{"by at most half the 1st percentile", []Feedback{fb(128, 0, ms/2)}, tick - ms/4, AdaptiveClosedLoop},
 		{"one late widens a little", []Feedback{fb(128, 1, -ms)}, tick + oneLate, AdaptiveClosedLoop},
 		{"late widens", []Feedback{fb(128, 10, -20*ms)}, tick + tenLate, AdaptiveClosedLoop},
 		{"no further than the 1st percentile", []Feedback{fb(128, 10, -ms)}, tick + ms + tick/8, AdaptiveClosedLoop},
 		{"at most two ticks a window", []Feedback{fb(128, 128, -time.Second)}, tick + ticks(2), AdaptiveClosedLoop},
-		{"slack beyond a tick narrows faster", []Feedback{fb(128, 0, tick+10*ms)}, tick + ticks(-0.05) - ms, AdaptiveClosedLoop},
+		{"slack beyond 3/4 tick narrows faster", []Feedback{fb(128, 0, slack)}, tick + narrow - fast, AdaptiveClosedLoop},
+		// A window with little slack in the last 4 holds the faster
+		// narrowing back: a quiet spell of a wandering delay is no slack.
+		{"slack must last", []Feedback{fb(128, 0, 5*ms), fb(256, 0, slack), fb(384, 0, slack), fb(512, 0, slack)},
+			tick + 4*narrow, AdaptiveClosedLoop},
+		{"lasting slack", []Feedback{fb(128, 0, 5*ms), fb(256, 0, slack), fb(384, 0, slack), fb(512, 0, slack), fb(640, 0, slack)},
+			tick + 5*narrow - fast, AdaptiveClosedLoop},
+		{"a late window is no slack", []Feedback{fb(128, 1, -ms), fb(256, 0, slack), fb(384, 0, slack), fb(512, 0, slack)},
+			tick + oneLate + 3*narrow, AdaptiveClosedLoop},
 		{"a window seen in part is ignored", []Feedback{fb(128, 10, -20*ms), fb(200, 10, -20*ms)}, tick + tenLate, AdaptiveClosedLoop},
 		{"a new window counts", []Feedback{fb(128, 10, -20*ms), fb(256, 10, -20*ms)}, tick + 2*tenLate, AdaptiveClosedLoop},
 		{"Total wraps", []Feedback{fb(1<<32-10, 10, -20*ms), fb(118, 10, -20*ms)}, tick + 2*tenLate, AdaptiveClosedLoop},

@@ -9,7 +9,9 @@ import (
 )
 
 // printBuffers prints the buffer models of each netclock system of a run
-// measured with -inputs.
+// measured with -inputs, then the oracle (a client sending at its frames)
+// and the tick-start oracle (inputs sent at a chosen time before their
+// tick: the uplink's share alone).
 func printBuffers(out io.Writer, rep harness.Report) {
 	for _, r := range rep.Results {
 		if r.Buffers == nil {
@@ -22,10 +24,19 @@ func printBuffers(out io.Writer, rep harness.Report) {
 			fmt.Fprintf(tw, "%s\t%.2f%%\t%.2f%%\t%.1f\t%.1f\t%.2f%%\t%.1f\t%.1f\t\n", b.Model, 100*b.InputsOnTime, 100*b.InputsLost,
 				b.InputLeadMS.Mean, b.InputLeadMS.P99, 100*b.StarvedFrames, b.InterpDelayMS.Mean, b.InterpDelayMS.P99)
 		}
-		fmt.Fprintf(tw, "oracle\t99%%\t\t%.1f\t\t1%%\t%.1f\t\t\n", *r.OracleLeadMS, *r.OracleInterpDelayMS)
+		fmt.Fprintf(tw, "oracle\t99%%\t\t%s\t\t1%%\t%.1f\t\t\n", msOrNone(r.OracleLeadMS), *r.OracleInterpDelayMS)
+		fmt.Fprintf(tw, "oracle-tick\t99%%\t\t%.1f\t\t\t\t\t\n", *r.OracleTickLeadMS)
 		tw.Flush()
 		fmt.Fprintln(out)
 	}
+}
+
+// msOrNone formats a figure in ms, or "none" if it is missing.
+func msOrNone(v *float64) string {
+	if v == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%.1f", *v)
 }
 
 // printProfileBuffers prints, per named profile, the medians over the run
@@ -42,6 +53,7 @@ func printProfileBuffers(out io.Writer, rep harness.SuiteReport) {
 		}
 		if r.OracleLeadMS != nil {
 			fmt.Fprintf(tw, "%s\toracle\t99%%\t%.1f\t1%%\t%.1f\t\n", r.Name, r.OracleLeadMS.Median, r.OracleInterpDelayMS.Median)
+			fmt.Fprintf(tw, "%s\toracle-tick\t99%%\t%.1f\t\t\t\n", r.Name, r.OracleTickLeadMS.Median)
 		}
 	}
 	tw.Flush()

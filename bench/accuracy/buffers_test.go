@@ -20,7 +20,7 @@ func TestInputsJSON(t *testing.T) {
 		t.Fatalf("not JSON: %v\n%s", err, out.String())
 	}
 	nc, ngo := rep.Results[0], rep.Results[1]
-	for _, k := range []string{"oracle_lead_ms", "oracle_interp_delay_ms", "buffers"} {
+	for _, k := range []string{"oracle_lead_ms", "oracle_tick_lead_ms", "oracle_interp_delay_ms", "buffers"} {
 		if _, ok := nc[k]; !ok {
 			t.Errorf("netclock's result lacks %q", k)
 		}
@@ -49,7 +49,7 @@ func TestInputsTable(t *testing.T) {
 	if err := run([]string{"-profile", "lan", "-duration", "20s", "-systems", "netclock", "-inputs", "-snapshot-every", "2"}, &out); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"netclock-adaptive", "netclock-fixed", "ngo", "n4e", "mirror", "oracle", "starved", "interp mean ms"} {
+	for _, want := range []string{"netclock-adaptive", "netclock-fixed", "ngo", "n4e", "mirror", "oracle", "oracle-tick", "starved", "interp mean ms"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}

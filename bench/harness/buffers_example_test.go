@@ -8,9 +8,11 @@ import (
 	"github.com/netclock/netclock/netsim"
 )
 
-// A perfect network whose uplink takes 10 ms: the oracle sends each input
-// exactly 10 ms before its tick, and netclock's fixed buffers put every
-// input on time. Its adaptive buffers (models[0]) are measured too.
+// A perfect network whose uplink takes 10 ms: sent exactly 10 ms before
+// its tick, an input is on time (the tick-start oracle); a client sending
+// at its frames needs a lead of 10 ms plus its frames' phase to the ticks
+// (the frame oracle). netclock's fixed buffers put every input on time.
+// Its adaptive buffers (models[0]) are measured too.
 func ExampleBufferOptions() {
 	p := netsim.Profile{Name: "ten-ms", Up: netsim.LinkSpec{Base: 10 * time.Millisecond},
 		Down: netsim.LinkSpec{Base: 10 * time.Millisecond}}
@@ -20,11 +22,13 @@ func ExampleBufferOptions() {
 		panic(err)
 	}
 	r := rep.Results[0]
-	fmt.Printf("oracle: send %.0f ms before the tick\n", *r.OracleSendLeadMS)
+	fmt.Printf("tick-start oracle: send %.0f ms before the tick\n", *r.OracleTickSendLeadMS)
+	fmt.Printf("frame oracle: lead %.0f ms, inputs %.0f ms early\n", *r.OracleSendLeadMS, *r.OracleLeadMS)
 	b := r.Buffers[1]
 	fmt.Printf("%s: %.0f%% on time, %.0f%% starved\n", b.Model, 100*b.InputsOnTime, 100*b.StarvedFrames)
 	// Output:
-	// oracle: send 10 ms before the tick
+	// tick-start oracle: send 10 ms before the tick
+	// frame oracle: lead 17 ms, inputs 7 ms early
 	// netclock-fixed: 100% on time, 0% starved
 }
 

@@ -17,8 +17,10 @@ import (
 // client interpolates at its server time every frame. Every model runs
 // over netclock's clock (the KindNetclock systems), on its own copy of the
 // run's network (same profile and seed, so the same events), so the
-// clock's own pings, and every existing figure, are unchanged. A run with
-// Buffers keeps about 40 more bytes per client frame and model.
+// clock's own pings, and every existing figure, are unchanged. Two more
+// copies carry the oracles' probes: one sent at each tick start, one at
+// each client frame. A run with Buffers keeps about 40 more bytes per
+// client frame and model, and 24 per frame for the oracle.
 type BufferOptions struct {
 	// SnapshotEvery is the snapshot interval in server ticks. Default 1.
 	SnapshotEvery int
@@ -68,20 +70,6 @@ const (
 	// delivery (18 minutes at 60 Hz: longer than any simulated delay).
 	fbRing = 1 << 16
 )
-
-// OracleLead is the smallest constant send lead that puts a fraction q of
-// the inputs on time: an input sent L before its tick is on time when its
-// one-way delay is at most L, so it is the q-quantile (nearest rank) of the
-// delays. It reorders delays. Those inputs arrive L − delay before their
-// tick: Result.OracleLeadMS is the mean of that, to compare with
-// BufferResult.InputLeadMS.
-func OracleLead(delays []float64, q float64) float64 { return selectQuantile(delays, q) }
-
-// OracleInterpDelay is the smallest constant interpolation delay that
-// starves at most a fraction q of the frames: a frame with need n (true
-// server time − newest snapshot received) is fed at delay D when n ≤ D.
-// It reorders needs.
-func OracleInterpDelay(needs []float64, q float64) float64 { return selectQuantile(needs, 1-q) }
 
 // OnTime is the fraction of leads ≥ 0 (an input arriving exactly at its
 // tick's start is on time); 0 without leads.
@@ -176,6 +164,8 @@ type jit struct {
 	down     *netsim.Link // snapshots
 	oracleUp *netsim.Link // probes sent at each tick start
 	probes   tickSet
+	frameUp  *netsim.Link // probes sent at each client frame
+	sends    []FrameSend  // each client frame's probe
 	needLead []float64
 	needInt  []float64
 	recv     snapshots
@@ -191,6 +181,7 @@ const (
 	evInput = evClientPing + 1 + iota
 	evSnapshot
 	evProbe
+	evFrameProbe
 )
 
 func newJIT(o Options, s *sim, c *ncClient) (*jit, error) {
@@ -208,6 +199,9 @@ func newJIT(o Options, s *sim, c *ncClient) (*jit, error) {
 	c.collect = true
 	var err error
 	if j.oracleUp, j.down, err = o.Profile.NewLinks(o.Seed); err != nil {
+		return nil, err
+	}
+	if j.frameUp, _, err = o.Profile.NewLinks(o.Seed); err != nil {
 		return nil, err
 	}
 	for _, m := range b.Models {
@@ -273,6 +267,10 @@ func (j *jit) deliver(ev event, sNow, cNow time.Duration) {
 		if j.probes.add(ev.msg.Tick) && j.inWindow(ev.msg.Tick) {
 			j.needLead = append(j.needLead, ms(sNow-ev.msg.T1))
 		}
+	case evFrameProbe:
+		if f := &j.sends[ev.msg.Seq]; f.Lost {
+			f.Arrived, f.Lost = sNow, false // the first copy
+		}
 	case evInput:
 		m := j.models[ev.msg.Seq]
 		if !m.arrived.add(ev.msg.Tick) {
@@ -322,6 +320,17 @@ func (j *jit) clientFrame(t, cNow time.Duration) {
 	j.pending = j.pending[:0]
 	j.c.samples = j.c.samples[:0]
 	truth := s.server.Read(t)
+	// The frame oracle's probe: when an input sent at this frame reaches
+	// the server. Server time is kept monotone for its search, should the
+	// server's clock step back.
+	at := truth
+	if n := len(j.sends); n > 0 {
+		at = max(at, j.sends[n-1].At)
+	}
+	for _, arr := range j.frameUp.SendAppend(s.buf[:0], s.now) {
+		s.push(arr, evFrameProbe, Msg{Seq: uint64(len(j.sends))})
+	}
+	j.sends = append(j.sends, FrameSend{At: at, Lost: true})
 	newest, any := j.recv.newest()
 	measured := started && any && t >= j.o.Warmup && t < j.o.Duration-jitTail
 	if measured {
@@ -369,9 +378,19 @@ func (j *jit) results(r *Result) {
 		r.Buffers = append(r.Buffers, br)
 	}
 	mean := meanP99(j.needLead).Mean
-	send := OracleLead(j.needLead, oracleOnTime)
-	margin, interp := send-mean, OracleInterpDelay(j.needInt, oracleStarved)
-	r.OracleSendLeadMS, r.OracleLeadMS, r.OracleInterpDelayMS = &send, &margin, &interp
+	tickSend := OracleLead(j.needLead, oracleOnTime)
+	tickMargin, interp := tickSend-mean, OracleInterpDelay(j.needInt, oracleStarved)
+	r.OracleTickSendLeadMS, r.OracleTickLeadMS, r.OracleInterpDelayMS = &tickSend, &tickMargin, &interp
+	var ticks []time.Duration // the measured ticks' starts
+	for k := int64((j.o.Warmup + j.tick - 1) / j.tick); j.inWindow(k); k++ {
+		ticks = append(ticks, time.Duration(k)*j.tick)
+	}
+	// No lead up to MaxOracleLead reaching 99%: none, rather than a
+	// number that looks measured.
+	if l, m, ok := OracleFrameLead(j.sends, ticks, oracleOnTime); ok {
+		send, margin := ms(l), ms(m)
+		r.OracleSendLeadMS, r.OracleLeadMS = &send, &margin
+	}
 }
 
 // meanP99 of v, which it reorders; the p99 is of the values (a lead's p99

@@ -155,8 +155,13 @@ func TestBuffersFixedDelays(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := rep.Results[0]
-	if *r.OracleSendLeadMS != 10 || *r.OracleLeadMS != 0 {
-		t.Errorf("oracle send lead, lead = %v, %v ms; want 10, 0 (every input takes 10 ms)", *r.OracleSendLeadMS, *r.OracleLeadMS)
+	if *r.OracleTickSendLeadMS != 10 || *r.OracleTickLeadMS != 0 {
+		t.Errorf("tick-start oracle send lead, lead = %v, %v ms; want 10, 0 (every input takes 10 ms)", *r.OracleTickSendLeadMS, *r.OracleTickLeadMS)
+	}
+	// A client sending at its 60 Hz frames: 10 ms plus up to a frame's
+	// phase after the tick, and its inputs arrive up to a frame early.
+	if l, m := *r.OracleSendLeadMS, *r.OracleLeadMS; l < 10 || l > 10+ms(netsim.DefaultFrameInterval) || m < 0 || m > ms(netsim.DefaultFrameInterval) {
+		t.Errorf("frame oracle send lead, lead = %v, %v ms; want in [10, 26.7], [0, 16.7]", l, m)
 	}
 	// The newest snapshot is 10 ms plus the frame's phase after its tick
 	// old.
@@ -217,6 +222,7 @@ func TestBuffersLeaveResultsAlone(t *testing.T) {
 			measured++
 		}
 		r.Buffers, r.OracleLeadMS, r.OracleSendLeadMS, r.OracleInterpDelayMS = nil, nil, nil, nil
+		r.OracleTickLeadMS, r.OracleTickSendLeadMS = nil, nil
 	}
 	if measured != 1 {
 		t.Errorf("%d systems measured, want 1 (netclock)", measured)
@@ -281,13 +287,15 @@ func TestBufferModelValidation(t *testing.T) {
 
 func TestSummarizeBuffers(t *testing.T) {
 	run := func(onTime, lead, starved, delay, oLead, oInt float64) suiteRun {
-		return suiteRun{oracleLead: oLead, oracleInt: oInt, buffers: []BufferResult{{Model: "m", InputsOnTime: onTime,
+		return suiteRun{oracleLead: oLead, oracleTickLead: oLead - 4, oracleInt: oInt, buffers: []BufferResult{{Model: "m", InputsOnTime: onTime,
 			InputLeadMS: MeanP99{lead, 2 * lead}, StarvedFrames: starved, InterpDelayMS: MeanP99{delay, delay + 1}}}}
 	}
 	var sr ScenarioResult
+	noLead := run(0.8, 5, 0, 45, math.NaN(), 45) // no lead reached 99%: left out of the spread
 	summarizeBuffers(&sr, []suiteRun{run(0.9, 10, 0.1, 50, 5, 40), run(1, 30, 0, 70, 7, 60), run(0.95, 20, 0.2, 60, 6, 50)})
 	want := ScenarioResult{
 		OracleLeadMS:        &Spread{6, 5, 7},
+		OracleTickLeadMS:    &Spread{2, 1, 3},
 		OracleInterpDelayMS: &Spread{50, 40, 60},
 		Buffers: []BufferSummary{{Model: "m", InputsOnTime: Spread{0.95, 0.9, 1}, InputsLost: Spread{0, 0, 0},
 			InputLeadMS: MeanP99Spread{Spread{20, 10, 30}, Spread{40, 20, 60}}, StarvedFrames: Spread{0.1, 0, 0.2},
@@ -295,6 +303,11 @@ func TestSummarizeBuffers(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, sr); diff != "" {
 		t.Errorf("summary (-want +got):\n%s", diff)
+	}
+	var partial ScenarioResult
+	summarizeBuffers(&partial, []suiteRun{run(0.9, 10, 0.1, 50, 5, 40), noLead, run(1, 30, 0, 70, 7, 60)})
+	if got, want := *partial.OracleLeadMS, (Spread{6, 5, 7}); got != want {
+		t.Errorf("oracle lead with a run without one: %v, want %v", got, want)
 	}
 	var none ScenarioResult
 	summarizeBuffers(&none, []suiteRun{{}})

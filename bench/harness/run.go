@@ -87,18 +87,24 @@ type Result struct {
 	// systems only).
 	Buffers []BufferResult `json:"buffers,omitempty"`
 	// OracleSendLeadMS is the hindsight oracle's lead: the smallest
-	// constant time before its tick (server clock) to send each input so
-	// that 99% of this run's inputs arrive on time, ms (the p99 of the
-	// one-way delay of inputs sent at their tick's start; see
-	// OracleLead). OracleLeadMS is how long before their tick the
-	// oracle's inputs arrive, on average, ms: the figure to compare with
-	// each model's InputLeadMS.Mean. OracleInterpDelayMS is the smallest
-	// constant interpolation delay (true server time − interpolation
-	// time) that would have starved at most 1% of its frames, ms. Set
-	// with Buffers.
-	OracleSendLeadMS    *float64 `json:"oracle_send_lead_ms,omitempty"`
-	OracleLeadMS        *float64 `json:"oracle_lead_ms,omitempty"`
-	OracleInterpDelayMS *float64 `json:"oracle_interp_delay_ms,omitempty"`
+	// constant lead (predicted time − true server time) with which this
+	// run's client, sending each input at the first of its frames whose
+	// predicted time reached the input's tick, would have put 99% of its
+	// inputs on time, ms (see OracleFrameLead; nil if no lead up to
+	// MaxOracleLead would).
+	// OracleLeadMS is how long before their tick the oracle's inputs
+	// arrive, on average, ms: the figure to compare with each model's
+	// InputLeadMS.Mean. OracleTickSendLeadMS and OracleTickLeadMS are the
+	// same for inputs sent exactly at a chosen time before their tick, as
+	// no frame-driven game can (see OracleLead): the uplink's share alone.
+	// OracleInterpDelayMS is the smallest constant interpolation delay
+	// (true server time − interpolation time) that would have starved at
+	// most 1% of the client's frames, ms. Set with Buffers.
+	OracleSendLeadMS     *float64 `json:"oracle_send_lead_ms,omitempty"`
+	OracleLeadMS         *float64 `json:"oracle_lead_ms,omitempty"`
+	OracleTickSendLeadMS *float64 `json:"oracle_tick_send_lead_ms,omitempty"`
+	OracleTickLeadMS     *float64 `json:"oracle_tick_lead_ms,omitempty"`
+	OracleInterpDelayMS  *float64 `json:"oracle_interp_delay_ms,omitempty"`
 	// Trace holds samples of the error and bound if Options.TraceEvery is
 	// set.
 	Trace []TracePoint `json:"-"`
@@ -347,7 +353,7 @@ func runOne(o Options, sys System) (Result, error) {
 				jt.clientFrame(s.now, now)
 			}
 			s.push(s.now+frames.Next(), evClientFrame, Msg{})
-		case evInput, evSnapshot, evProbe:
+		case evInput, evSnapshot, evProbe, evFrameProbe:
 			jt.deliver(ev, sc.Read(s.now), cc.Read(s.now))
 		}
 	}

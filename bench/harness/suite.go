@@ -90,10 +90,12 @@ type ScenarioResult struct {
 	BestSeed string `json:"best_seed,omitempty"`
 	BestRef  string `json:"best_ref,omitempty"`
 	// Buffers holds each buffer model's measurements over the run seeds,
-	// and OracleLeadMS, OracleInterpDelayMS the oracle's (with
+	// and OracleLeadMS, OracleTickLeadMS, OracleInterpDelayMS the
+	// oracle's (Result's fields of the same names; with
 	// SuiteOptions.Buffers).
 	Buffers             []BufferSummary `json:"buffers,omitempty"`
 	OracleLeadMS        *Spread         `json:"oracle_lead_ms,omitempty"`
+	OracleTickLeadMS    *Spread         `json:"oracle_tick_lead_ms,omitempty"`
 	OracleInterpDelayMS *Spread         `json:"oracle_interp_delay_ms,omitempty"`
 }
 
@@ -164,6 +166,7 @@ type suiteRun struct {
 	bestSeed, bestRef       string
 	buffers                 []BufferResult
 	oracleLead, oracleInt   float64
+	oracleTickLead          float64
 }
 
 // RunSuite runs every system on Scenarios random scenarios with Seeds run
@@ -267,7 +270,11 @@ func summarizeRun(rep Report) suiteRun {
 		case KindNetclock:
 			r.p99 = p
 			if x.Buffers != nil && r.buffers == nil {
-				r.buffers, r.oracleLead, r.oracleInt = x.Buffers, *x.OracleLeadMS, *x.OracleInterpDelayMS
+				r.buffers, r.oracleInt, r.oracleTickLead = x.Buffers, *x.OracleInterpDelayMS, *x.OracleTickLeadMS
+				r.oracleLead = math.NaN()
+				if x.OracleLeadMS != nil {
+					r.oracleLead = *x.OracleLeadMS
+				}
 			}
 			if x.BoundCoverage != nil {
 				r.cov = *x.BoundCoverage
@@ -386,12 +393,13 @@ func summarizeBuffers(sr *ScenarioResult, rs []suiteRun) {
 	if len(rs) == 0 || rs[0].buffers == nil {
 		return
 	}
-	var lead, interp []float64
+	var lead, tickLead, interp []float64
 	for _, x := range rs {
 		lead, interp = append(lead, x.oracleLead), append(interp, x.oracleInt)
+		tickLead = append(tickLead, x.oracleTickLead)
 	}
-	l, i := spreadOf(lead), spreadOf(interp)
-	sr.OracleLeadMS, sr.OracleInterpDelayMS = &l, &i
+	l, tl, i := spreadOf(lead), spreadOf(tickLead), spreadOf(interp)
+	sr.OracleLeadMS, sr.OracleTickLeadMS, sr.OracleInterpDelayMS = &l, &tl, &i
 	for m, b := range rs[0].buffers {
 		var onTime, lost, leadMean, leadP99, starved, delayMean, delayP99 []float64
 		for _, x := range rs {
