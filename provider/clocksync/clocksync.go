@@ -194,9 +194,12 @@ type Estimator struct {
 	gatedRun   int
 	gatedSince int64
 
-	segU, segW int   // the current path segment of each direction
-	kinks      int   // bins in a row whose slope bent away (steps.go)
-	bendErr    int64 // what an unconfirmed bend can have added to the offset
+	segU, segW int     // the current path segment of each direction
+	kinks      int     // bins in a row whose slope bent away (steps.go)
+	bendErr    int64   // what an unconfirmed bend can have added to the offset
+	bendRate   float64 // how far its rate is from the drift's
+	bendSince  int64   // client time the unconfirmed bend began by, if bending
+	bending    bool
 	dirSlopes  dirSlopes
 	driftHold  int // bins to wait before the drift is refitted
 
@@ -433,18 +436,26 @@ func (e *Estimator) update(now int64) {
 	// newest samples alone, so that old samples of a clock that has
 	// stepped since do not narrow it.
 	bound = max(bound, tilt+e.asymErr/2+int64(20*time.Microsecond))
+	// A fall in doubt (doubt.go) may be the clock; once the newest samples
+	// all follow it, they bound that reading too.
+	var doubtErr int64
+	if e.doubt.on {
+		doubtErr = e.doubt.size / 2
+		if now-e.doubt.last > recentWindow {
+			bound, doubtErr = bound+doubtErr, 0
+		}
+	}
+	// A bend not yet confirmed (steps.go) may have moved the offset since
+	// it began; over the newest samples, only what it adds in their span.
+	bound += e.bendErr
 	if bound > hard { // (the window's floors are lower: no cap below that)
-		bound = min(bound, e.recentHard(now, theta))
+		bound = min(bound, e.recentHard(now, theta)+min(e.bendErr, int64(e.bendRate*float64(recentWindow))))
 	}
 	// What a clock move under way can add, which the newest samples may
-	// straddle: as far again as it lifted a floor (path.go); a fall in
-	// doubt (doubt.go); samples held out below a floor, which may be a
-	// jump.
-	bound += max(e.liftU, e.liftW) / 2
-	if e.doubt.on {
-		bound += e.doubt.size / 2
-	}
-	bound += max(fu-all.minU, fw-all.minW, 0) + e.bendErr + pathMoved/2
+	// straddle: as far again as it lifted a floor (path.go); a fresh fall
+	// in doubt; samples held out below a floor, which may be a jump.
+	bound += max(e.liftU, e.liftW)/2 + doubtErr
+	bound += max(fu-all.minU, fw-all.minW, 0) + pathMoved/2
 	e.est = provider.Estimate{
 		Valid:          true,
 		At:             time.Duration(now),

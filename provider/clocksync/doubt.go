@@ -21,6 +21,9 @@ type doubt struct {
 	// The other side's floor before the fall, raw (see pathRef).
 	yRaw, ty int64
 	at       int64 // client time of the change
+	from     int64 // the path changes to take back if it was the clock
+	last     int64 // client time of its newest part
+	parts    int   // the falls it adds up
 	k        int   // samples since
 	// The floors of the samples since, detrended; valid while minOK.
 	mu, mw int64
@@ -37,14 +40,35 @@ const doubtNoise = 6
 // suspect puts a one-sided fall of size at client time now in doubt.
 func (e *Estimator) suspect(fellU bool, size, tol, now int64) {
 	if e.doubt.on {
+		if e.doubt.fellU == fellU && now-e.doubt.at < recentWindow && e.doubt.parts < 4 &&
+			e.doubt.size > max(2*(2*(e.spU+e.spW)+int64(50*time.Microsecond)), int64(time.Millisecond)) {
+			// The same floor falling further, moments later: one fall
+			// seen in parts (a queue on that side drained meanwhile).
+			// Only after a fall clearly beyond the floors' precision (and
+			// a millisecond): a floor that settles in small steps adds up
+			// to no step.
+			e.doubt.size += size
+			e.doubt.last = now
+			e.doubt.parts++
+			return
+		}
 		// Still undecided: it stays a possibility.
 		e.asymErr += e.doubt.size
 	}
-	d := doubt{on: true, fellU: fellU, size: size, tol: tol, at: now, gap: e.recentGap()}
+	d := doubt{on: true, fellU: fellU, size: size, tol: tol, at: now, from: now, last: now, parts: 1, gap: e.recentGap()}
+	// The other side is measured from its floor before its own change, if
+	// it changed a moment ago: a step can show first as that side's rise,
+	// taken for a path change, and the fall is then the other half.
+	before := e.ref
+	if e.pathLogN > 0 {
+		if last := e.pathLog[(e.pathLogN-1)%numPathLog]; now-last.at < recentWindow {
+			before, d.from = last.before, last.at
+		}
+	}
 	if fellU {
-		d.yRaw, d.ty = e.ref.wRaw, e.ref.tw
+		d.yRaw, d.ty = before.wRaw, before.tw
 	} else {
-		d.yRaw, d.ty = e.ref.uRaw, e.ref.tu
+		d.yRaw, d.ty = before.uRaw, before.tu
 	}
 	e.doubt = d
 }
@@ -80,8 +104,19 @@ func (e *Estimator) weighDoubt() Event {
 	// path (a handover moves each floor by itself).
 	prec := 2*(e.spU+e.spW) + int64(50*time.Microsecond)
 	noise := doubtNoise * int64(max(1, e.n/k)) * sp
-	if rise < d.size-prec || rise > d.size+prec+noise {
+	if rise < d.size-prec {
 		if rise < d.size/2 || k >= recentMin {
+			d.on = false
+		}
+		return EventNone
+	}
+	// A rise beyond the fall is no proof of the path while the fall may
+	// still be showing: the falling side's minimum over the few samples
+	// since sits above its new floor (a power-saving radio, a queue on
+	// that side), and a further fall moments later adds to this one
+	// (suspect). After that, it is.
+	if rise > d.size+prec+noise {
+		if e.t[e.at(e.n-1)]-d.last > recentWindow {
 			d.on = false
 		}
 		return EventNone
@@ -96,7 +131,7 @@ func (e *Estimator) weighDoubt() Event {
 	// No ping can tell that from each floor moving by itself by the same
 	// amount, so A keeps that possibility as its error.
 	d.on = false
-	e.undoPathChangesSince(d.at)
+	e.undoPathChangesSince(d.from)
 	e.restart(k)
 	e.forgetPaths()
 	e.asymErr += d.size

@@ -69,9 +69,13 @@ func TestBoundNeverWiderThanTheRoundTrip(t *testing.T) {
 	p := &path{rng: rand.New(rand.NewPCG(5, 6)), offset: 4 * time.Second, driftPPM: 50,
 		up: 5 * ms, down: 5 * ms, jitUp: exponential(300 * time.Microsecond), jitDn: exponential(300 * time.Microsecond)}
 	e := newEst(t)
-	// Each direction's floor moves by itself every 20s.
+	// Each direction's floor moves by itself every 20s. For a few seconds
+	// after, the newest samples include the path before.
+	var before time.Duration
+	var movedAt time.Duration
 	move := func(now time.Duration) {
 		if now%(20*time.Second) == 0 && now > 0 {
+			before, movedAt = p.up+p.down, now
 			p.up = time.Duration(2+rng.IntN(6)) * ms
 			p.down = time.Duration(2+rng.IntN(6)) * ms
 		}
@@ -90,11 +94,44 @@ func TestBoundNeverWiderThanTheRoundTrip(t *testing.T) {
 		// drift.
 		est := e.Estimate()
 		widest = max(widest, est.ErrorBound)
-		if lim := p.up + p.down + 5*ms; est.ErrorBound > lim {
+		rtt := p.up + p.down
+		if now-movedAt <= 5*time.Second+200*ms { // the newest 5 s, ends included
+			rtt = max(rtt, before)
+		}
+		if lim := rtt + 5*ms; est.ErrorBound > lim {
 			t.Fatalf("at %v: bound %v over the round trip's %v (stats %+v)", now, est.ErrorBound, lim, e.Stats())
 		}
 	}
 	if e.Stats().PathChanges < 10 {
 		t.Errorf("only %d path changes: the test did not exercise A's error", e.Stats().PathChanges)
+	}
+}
+
+// TestStepShowingInPartsIsTakenBack: the client clock steps back by 40 ms
+// while a 25 ms queue stands on the downlink; the queue drains 3 s later.
+// The downlink floor shows the fall in two parts (15 ms, then 25 ms), the
+// uplink the whole rise at once: a rise beyond the fall seen so far is no
+// proof of the path, and the parts add up to the clock step.
+func TestStepShowingInPartsIsTakenBack(t *testing.T) {
+	for seed := uint64(1); seed <= 6; seed++ {
+		p := &path{rng: rand.New(rand.NewPCG(seed, 149)), offset: 2 * time.Second, driftPPM: -12,
+			up: 30 * ms, down: 30 * ms, jitUp: uniform(ms), jitDn: uniform(ms),
+			jumpAt: 3*time.Minute + 50*ms, jumpBy: -40 * ms}
+		queue := func(now time.Duration) {
+			p.down = 30 * ms
+			if now >= 2*time.Minute+55*time.Second && now < 3*time.Minute+3*time.Second {
+				p.down += 25 * ms
+			}
+		}
+		e := newEst(t)
+		feed(t, e, p, 0, 3*time.Minute, 0, queue)
+		feed(t, e, p, 3*time.Minute, 4*time.Minute, 0, queue)
+		worst, covered, total := feed(t, e, p, 4*time.Minute, 6*time.Minute, 0, queue)
+		if worst > 2*ms {
+			t.Errorf("seed %d: worst error %v from a minute after the step, want < 2ms (stats %+v)", seed, worst, e.Stats())
+		}
+		if frac := float64(covered) / float64(total); frac < 0.99 {
+			t.Errorf("seed %d: bound covered %.2f%%, want >= 99%%", seed, 100*frac)
+		}
 	}
 }

@@ -152,7 +152,9 @@ func (e *Estimator) detectSteps() Event {
 	noiseW := max(int64(200*time.Microsecond), 6*meanW/int64(span))
 	// (A rise as old as the window leaves nothing before it to compare.)
 	if span <= e.n/2 && (a < 0) != (b < 0) && abs64(a) > noiseU && abs64(b) > noiseW &&
-		abs64(a+b) <= max(noiseU+noiseW, max(abs64(a), abs64(b))/2) {
+		abs64(a+b) <= max(noiseU+noiseW, max(abs64(a), abs64(b))/2) &&
+		float64(abs64(a-b))/2 <= maxShift*float64(e.t[newest]-e.t[e.at(e.n-span)]) &&
+		e.stillRamping(span, q, a, b) {
 		e.rateShift(span)
 		return EventClockShift
 	}
@@ -183,6 +185,25 @@ func (e *Estimator) detectSteps() Event {
 	}
 	e.shiftBins(e.t[e.at(e.n-max(spanU, spanW))], du, dw)
 	return EventNone
+}
+
+// stillRamping reports whether both floors still move at the end of a
+// long span as they did over all of it (a, b): a slew is a ramp, so the
+// newest quarter (q samples) sits past the quarter before it by about a
+// quarter of the move. Two queues that moved the floors apart within a few
+// seconds and then held, looked at again while the rise lasts, show the
+// same total over an ever longer span — a rate that falls below maxShift
+// though nothing ramps any more. (A span of a few quarters is the first
+// look, the ramp itself.)
+func (e *Estimator) stillRamping(span, q int, a, b int64) bool {
+	if span < 4*q {
+		return true
+	}
+	prevU, prevW := e.minDetrended(e.n-2*q, e.n-q)
+	newU, newW := e.minDetrended(e.n-q, e.n)
+	du, dw := newU-prevU, newW-prevW
+	return (du > 0) == (a > 0) && abs64(du) >= abs64(a)/8 &&
+		(dw > 0) == (b > 0) && abs64(dw) >= abs64(b)/8
 }
 
 // shiftBins starts a new path segment in each direction that stepped
@@ -289,6 +310,15 @@ func (e *Estimator) rateShift(span int) {
 	e.stats.ClockShifts++
 }
 
+// maxShift is the largest change of a clock's rate taken for a slew:
+// NTP daemons steer a clock through the kernel within ±500 ppm, and twice
+// that leaves room for the error of a rate measured over a few seconds.
+// Floors that bend or ramp faster than that in opposite directions are two
+// queues (one building while the other drains, a route flap during a
+// drain); a faster change of the clock itself steps the floors, which the
+// jump test sees.
+const maxShift = 1000e-6
+
 // kinkBins is how many of the newest drift bins are fitted on their own to
 // see the rate change: 16 s.
 const kinkBins = 8
@@ -312,28 +342,35 @@ const (
 // the floors there; both directions bend alike, which a queue does not.
 func (e *Estimator) detectKink() Event {
 	if e.slewing || e.acquiring > 0 || e.driftHold > 0 || !e.fitted || e.binN < 3*kinkBins {
-		e.kinks, e.bendErr = 0, 0
+		e.kinks, e.bendErr, e.bending = 0, 0, false
 		return EventNone
 	}
 	rK, seK, ok := e.regressBins(e.binN - kinkBins)
 	if !ok {
-		e.kinks, e.bendErr = 0, 0
+		e.kinks, e.bendErr, e.bending = 0, 0, false
 		return EventNone
 	}
 	d := e.dirSlopes
 	// Long before a bend is sure, the offset may be off by what it adds up
 	// to over the newest bins: the bound says so.
 	since := e.bins[(e.binHead+e.binN-kinkBins)%numBins].start
+	// A bend that goes on for longer began before the newest bins.
 	e.bendErr = 0
 	if diff := math.Abs(rK - e.r); diff > 2*math.Hypot(seK, e.rSE) {
-		e.bendErr = int64(diff * float64(e.t[e.at(e.n-1)]-since))
+		if !e.bending || e.bendSince > since {
+			e.bendSince, e.bending = since, true
+		}
+		e.bendErr = int64(diff * float64(e.t[e.at(e.n-1)]-e.bendSince))
+		e.bendRate = diff
+	} else {
+		e.bending = false
 	}
 	// Both directions bend, the same way and by as much: a clock. A queue
 	// bends one, or each its own way.
 	bent := func(s, se float64) bool {
 		return (s-e.r > 0) == (rK-e.r > 0) && math.Abs(s-e.r) > kinkSigmas/2*math.Hypot(se, e.rSE)+kinkSlack/2
 	}
-	if !d.okU || !d.okW || math.Abs(rK-e.r) <= kinkSigmas*math.Hypot(seK, e.rSE)+kinkSlack ||
+	if !d.okU || !d.okW || math.Abs(rK-e.r) <= kinkSigmas*math.Hypot(seK, e.rSE)+kinkSlack || math.Abs(rK-e.r) > maxShift ||
 		!bent(d.u, d.seU) || !bent(d.w, d.seW) || math.Abs(d.u-d.w) > 3*math.Hypot(d.seU, d.seW)+kinkSlack {
 		e.kinks = 0
 		return EventNone
@@ -341,14 +378,43 @@ func (e *Estimator) detectKink() Event {
 	if e.kinks++; e.kinks < kinkRun {
 		return EventNone
 	}
-	e.kinks, e.bendErr = 0, 0
 	span := 0
 	for span < e.n && e.t[e.at(e.n-1-span)] >= since {
 		span++
 	}
 	if span < 2 || span > e.n/2 {
+		e.kinks, e.bendErr, e.bending = 0, 0, false
 		return EventNone
 	}
+	if !e.bendExplains(rK, span, since) {
+		// Not yet: the bound keeps the bend's error, and the next bent
+		// bin looks again.
+		e.kinks--
+		return EventNone
+	}
+	e.kinks, e.bendErr, e.bending = 0, 0, false
 	e.rateShift(span)
 	return EventClockShift
+}
+
+// bendExplains reports whether the offset the newest span samples give at
+// the new rate rK differs from the current estimate by no more than the
+// bend can have added since it began: a rate change leaves the offset
+// continuous. A queue that builds in one direction while the other's
+// drains can bend both directions' minima alike, but the floors it leaves
+// in the span put the offset far beyond what the bend adds up to (half the
+// queue); restarting on them would throw the estimate that far.
+func (e *Estimator) bendExplains(rK float64, span int, since int64) bool {
+	end := e.t[e.at(e.n-1)]
+	minU, minW := int64(math.MaxInt64), int64(math.MaxInt64)
+	for k := e.n - span; k < e.n; k++ {
+		i := e.at(k)
+		dt := float64(e.t[i] - end)
+		minU = min(minU, e.u[i]-int64(rK*dt))
+		minW = min(minW, e.w[i]+int64(rK*dt))
+	}
+	moved := (minU-minW-e.asym)/2 - (int64(e.est.Offset) + int64(e.r*float64(end-int64(e.est.At))))
+	bend := int64((rK - e.r) * float64(end-since))
+	tolU, tolW := e.floorTolerance()
+	return moved >= min(0, bend)-(tolU+tolW)/2 && moved <= max(0, bend)+(tolU+tolW)/2
 }

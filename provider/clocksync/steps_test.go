@@ -1,6 +1,7 @@
 package clocksync
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -47,5 +48,37 @@ func TestOneWayRampIsNoRateChange(t *testing.T) {
 	feed(t, e, p, 0, 6*time.Minute, 0, ramp)
 	if st := e.Stats(); st.ClockShifts != 0 {
 		t.Errorf("%d clock shifts for a one-way queue (stats %+v)", st.ClockShifts, st)
+	}
+}
+
+// TestOpposedQueuesAreNoRateChange: for 10 s a queue drains on the uplink
+// while one builds on the downlink, as fast (2 ms/s each): the floors move
+// equal and opposite, as under a clock slewing at 2000 ppm, which no time
+// service does. No rate change is taken (which would restart the window on
+// the ramp and fit the drift to it: 390-540 ppm off), and the drift moves
+// by no more than the ramp's share of the drift history (a few hundred
+// ppm for 10 s of 60).
+func TestOpposedQueuesAreNoRateChange(t *testing.T) {
+	for seed := uint64(1); seed <= 6; seed++ {
+		p := &path{rng: rand.New(rand.NewPCG(seed, 31)), offset: 3 * time.Second, driftPPM: 15,
+			up: 30 * ms, down: 30 * ms, jitUp: exponential(ms), jitDn: exponential(ms)}
+		e := newEst(t)
+		swap := func(now time.Duration) {
+			if s := now - 3*time.Minute; s > 0 && s < 10*time.Second {
+				p.up, p.down = 30*ms-2*s/1000, 30*ms+2*s/1000
+			}
+		}
+		worstDrift := 0.0
+		feed(t, e, p, 0, 3*time.Minute, 0, swap)
+		feed(t, e, p, 3*time.Minute, 6*time.Minute, 0, func(now time.Duration) {
+			swap(now)
+			worstDrift = max(worstDrift, math.Abs(e.Estimate().DriftPPM-p.driftPPM))
+		})
+		if st := e.Stats(); st.ClockShifts != 0 {
+			t.Errorf("seed %d: %d clock shifts for two opposed queues (stats %+v)", seed, st.ClockShifts, st)
+		}
+		if worstDrift > 250 {
+			t.Errorf("seed %d: the drift strayed %.0f ppm from the clocks'", seed, worstDrift)
+		}
 	}
 }
