@@ -30,7 +30,10 @@
 // move the offset: a jump (steps.go) restarts the window, a slew is
 // followed by the drift, and a rate change (a slew starting or ending,
 // seen as the newest drift bins bending away from the history in both
-// directions alike) keeps only what followed it. Path moves must not: the path tracker (path.go)
+// directions alike) keeps only what followed it — if a clock could make
+// it: at most 1000 ppm, still ramping, and leaving the offset continuous
+// (two queues, one draining while the other builds, bend the floors alike
+// too). Path moves must not: the path tracker (path.go)
 // holds the offset across them and the asymmetry term A absorbs the move,
 // and a path that returns to a state seen before takes that state's A
 // back. One floor that falls alone may still be the clock, the other

@@ -190,7 +190,8 @@ func (e *Estimator) detectSteps() Event {
 // stillRamping reports whether both floors still move at the end of a
 // long span as they did over all of it (a, b): a slew is a ramp, so the
 // newest quarter (q samples) sits past the quarter before it by about a
-// quarter of the move. Two queues that moved the floors apart within a few
+// quarter of the move (a sixteenth is enough: the drift tracker, refitted
+// bin by bin during a slew, flattens the detrended ramp). Two queues that moved the floors apart within a few
 // seconds and then held, looked at again while the rise lasts, show the
 // same total over an ever longer span — a rate that falls below maxShift
 // though nothing ramps any more. (A span of a few quarters is the first
@@ -202,8 +203,8 @@ func (e *Estimator) stillRamping(span, q int, a, b int64) bool {
 	prevU, prevW := e.minDetrended(e.n-2*q, e.n-q)
 	newU, newW := e.minDetrended(e.n-q, e.n)
 	du, dw := newU-prevU, newW-prevW
-	return (du > 0) == (a > 0) && abs64(du) >= abs64(a)/8 &&
-		(dw > 0) == (b > 0) && abs64(dw) >= abs64(b)/8
+	return (du > 0) == (a > 0) && abs64(du) >= abs64(a)/16 &&
+		(dw > 0) == (b > 0) && abs64(dw) >= abs64(b)/16
 }
 
 // shiftBins starts a new path segment in each direction that stepped
