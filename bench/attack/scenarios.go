@@ -61,7 +61,7 @@ func closeAll(cs []*transport.Client) {
 // goodReport summarizes the good clients now.
 func goodReport(cs []*transport.Client) string {
 	var rtt, bound []time.Duration
-	var synced, resets, reconnects int64
+	var synced, resets, reconnects, stalled int64
 	for _, c := range cs {
 		st := c.Stats()
 		rtt, bound = append(rtt, st.RTT), append(bound, st.ErrorBound)
@@ -70,9 +70,11 @@ func goodReport(cs []*transport.Client) string {
 		}
 		resets += st.Resets
 		reconnects += st.Reconnects
+		stalled += st.Stalled
 	}
-	return fmt.Sprintf("%d/%d synchronized, RTT median %v max %v, error bound median %v max %v, resets %d (%s), reconnects %d",
-		synced, len(cs), median(rtt), slices.Max(rtt), median(bound), slices.Max(bound), resets, resetSummary(cs), reconnects)
+	return fmt.Sprintf("%d/%d synchronized, RTT median %v max %v, error bound median %v max %v, resets %d (%s), reconnects %d, %d pongs set aside as stalled",
+		synced, len(cs), median(rtt), slices.Max(rtt), median(bound), slices.Max(bound), resets, resetSummary(cs), reconnects,
+		stalled)
 }
 
 func median(ds []time.Duration) time.Duration {
