@@ -48,6 +48,11 @@ type ClientStats struct {
 	ClockJumps, PathChanges                int64
 	QUICMinRTT, QUICSmoothedRTT            time.Duration // quic-go's, from ACKs
 	BytesSent, BytesReceived               uint64        // UDP payloads, all connections
+	// Stalled counts the pongs not taken as samples because their pings
+	// were sent before a silence (no pong for a second, or ten ping
+	// intervals) ended: they waited out a stall of the server or the path,
+	// and their round trips say nothing about the clocks.
+	Stalled int64
 	// Synchronized: SharedTime is valid: connected, estimating the
 	// current server, a pong heard in the last second (or ten pings).
 	Connected, Synchronized         bool
@@ -94,10 +99,13 @@ type Client struct {
 	syncFromSet bool
 	syncBase    int64         // estimator samples when this (re)sync started
 	heardAt     time.Duration // client clock at the last pong, or when the link came up
+	resumedAt   time.Duration // client clock at the first pong after the last silence (see silentAfter)
+	resumed     bool          // resumedAt is set
 	resyncing   bool          // a new epoch: waiting for a fresh burst to reinitialize
 	sent        int64
 	pongs       int64
 	dups        int64
+	stalled     int64 // pongs of pings that waited out a silence: not samples
 	stale       int64
 	malformed   int64
 	reconnects  int64
@@ -458,9 +466,25 @@ func (c *Client) handlePong(b []byte, t4 time.Duration) {
 		return
 	}
 	c.pongs++
+	if t4-c.heardAt > c.silentAfter() && c.est.Estimate().Valid {
+		c.resumedAt, c.resumed = t4, true
+	}
 	c.heardAt = t4
 	if p.HasFeedback {
 		c.pc.ObserveFeedback(feedbackFromWire(p.Feedback))
+	}
+	if c.resumed && p.ClientSend < c.resumedAt {
+		// Sent before a silence ended, answered after it: the ping
+		// waited out a stall (a paused or overloaded server, a frozen
+		// path, this process descheduled), and its round trip measures
+		// the stall, not the path. A queue of them answered at once
+		// passes the estimator's stall gate for a slower path once it
+		// spans 3 s of sample midpoints (a pause of about 6 s, less if
+		// the server drains the queue slowly): its delays then lifted
+		// the uplink estimate, and predicted time with it, by up to
+		// half a second, a hard reset, held for the estimator's window.
+		c.stalled++
+		return
 	}
 	before := c.est.Stats()
 	s := provider.Sample{ClientSend: p.ClientSend, ServerReceive: p.ServerReceive,
@@ -637,7 +661,7 @@ func (c *Client) Stats() ClientStats {
 	e := c.est.Estimate()
 	st := ClientStats{
 		PingsSent: c.sent, PongsReceived: c.pongs, Lost: c.seq.lost(), Duplicates: c.dups,
-		Stale: c.stale, Malformed: c.malformed, Rejected: es.Rejected,
+		Stale: c.stale, Malformed: c.malformed, Rejected: es.Rejected, Stalled: c.stalled,
 		ClockJumps: es.Jumps, PathChanges: es.PathChanges,
 		BytesSent: c.bytesSent, BytesReceived: c.bytesRecv,
 		Reconnects: c.reconnects, ServerResets: c.resets, ReconnectFailures: c.failures, EpochChanges: c.epochs,

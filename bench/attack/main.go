@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	go run ./bench/attack [-scenario partial,flood,restart] [flags]
+//	go run ./bench/attack [-scenario partial,flood,restart,pause] [-log file] [flags]
 //
 // Scenarios:
 //
@@ -26,6 +26,12 @@
 //	         then resumed: the clients' state at the end of the pause, and
 //	         their true error and bound coverage in the -settle after.
 //
+// Every report of the good clients counts their reset events by reason:
+// hard (the provider stepped time), stall (a client's own loop was not
+// scheduled for longer than ticksys' catch-up cap), reinit (a restarted
+// server: one per client is by design). -log writes their logs and each
+// reset, with the estimate after it, as JSON lines.
+//
 // Everything runs on 127.0.0.0/8 and every loop ends by itself. The server
 // process is this binary with -role server.
 package main
@@ -39,6 +45,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,7 +62,8 @@ type options struct {
 	settle      time.Duration
 	extraStream bool
 	pause       time.Duration
-	out         io.Writer // the report
+	out         io.Writer    // the report
+	log         *slog.Logger // the good clients' logs and reset events, if set
 }
 
 func main() {
@@ -75,6 +83,8 @@ func main() {
 	fs.DurationVar(&o.floodFor, "flood-for", 60*time.Second, "flood: spread over this long")
 	fs.BoolVar(&o.extraStream, "extra-stream", false, "partial: hostile clients also open a stream the protocol does not have")
 	fs.DurationVar(&o.pause, "pause", 5*time.Second, "pause: how long the server is stopped")
+	var logPath string
+	fs.StringVar(&logPath, "log", "", "write the good clients' logs and every reset event they see (JSON lines) to this file")
 	fs.DurationVar(&o.settle, "settle", 20*time.Second, "how long to watch the server after an attack ends")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -90,6 +100,14 @@ func main() {
 		return
 	}
 	o.out = os.Stdout
+	if logPath != "" {
+		f, err := os.Create(logPath)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer f.Close()
+		o.log = slog.New(slog.NewJSONHandler(f, nil))
+	}
 	if err := drive(o); err != nil {
 		log.Fatal(err)
 	}

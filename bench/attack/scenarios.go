@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"slices"
 	"sync"
@@ -22,11 +23,15 @@ import (
 
 // goodClients dials n well-behaved clients with Reconnect, waits for them
 // to sync, and runs their driver loops until ctx ends.
-func goodClients(ctx context.Context, n int, addr string, dev devCert) ([]*transport.Client, error) {
+func goodClients(ctx context.Context, n int, addr string, dev devCert, log *slog.Logger) ([]*transport.Client, error) {
 	var cs []*transport.Client
 	for i := range n {
 		dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		c, err := transport.Dial(dctx, addr, transport.ClientConfig{TLSConfig: dev.ClientTLS(), Reconnect: true})
+		cfg := transport.ClientConfig{TLSConfig: dev.ClientTLS(), Reconnect: true}
+		if log != nil {
+			cfg.Logger = log.With("client", i)
+		}
+		c, err := transport.Dial(dctx, addr, cfg)
 		cancel()
 		if err != nil {
 			closeAll(cs)
@@ -41,6 +46,7 @@ func goodClients(ctx context.Context, n int, addr string, dev devCert) ([]*trans
 			closeAll(cs)
 			return nil, fmt.Errorf("good client %d did not sync", i)
 		}
+		tallyResets(c, i, log)
 		go c.Run(ctx)
 	}
 	return cs, nil
@@ -55,7 +61,7 @@ func closeAll(cs []*transport.Client) {
 // goodReport summarizes the good clients now.
 func goodReport(cs []*transport.Client) string {
 	var rtt, bound []time.Duration
-	var synced, resets, reconnects int64
+	var synced, resets, reconnects, stalled int64
 	for _, c := range cs {
 		st := c.Stats()
 		rtt, bound = append(rtt, st.RTT), append(bound, st.ErrorBound)
@@ -64,9 +70,11 @@ func goodReport(cs []*transport.Client) string {
 		}
 		resets += st.Resets
 		reconnects += st.Reconnects
+		stalled += st.Stalled
 	}
-	return fmt.Sprintf("%d/%d synchronized, RTT median %v max %v, error bound median %v max %v, resets %d, reconnects %d",
-		synced, len(cs), median(rtt), slices.Max(rtt), median(bound), slices.Max(bound), resets, reconnects)
+	return fmt.Sprintf("%d/%d synchronized, RTT median %v max %v, error bound median %v max %v, resets %d (%s), reconnects %d, %d pongs set aside as stalled",
+		synced, len(cs), median(rtt), slices.Max(rtt), median(bound), slices.Max(bound), resets, resetSummary(cs), reconnects,
+		stalled)
 }
 
 func median(ds []time.Duration) time.Duration {
@@ -83,7 +91,7 @@ func serverWithGood(ctx context.Context, o options, dir string, dev devCert) (p 
 		return nil, nil, nil, err
 	}
 	cctx, cancel := context.WithCancel(ctx)
-	good, err = goodClients(cctx, o.good, p.addr, dev)
+	good, err = goodClients(cctx, o.good, p.addr, dev, o.log)
 	if err != nil {
 		cancel()
 		p.close()
@@ -352,7 +360,7 @@ func restart(ctx context.Context, o options, dir string, dev devCert) error {
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	n := min(o.good, 10)
-	cs, err := goodClients(cctx, n, p.addr, dev)
+	cs, err := goodClients(cctx, n, p.addr, dev, o.log)
 	if err != nil {
 		p.close()
 		return err
