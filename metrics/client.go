@@ -109,10 +109,11 @@ func NewClientCollector(stats func() transport.ClientStats, estimate func() prov
 		add(count(func(s sn) int64 { return s.st.PongsReceived }))
 	c.family(sub, "lost_pings", "Pings older than the newest answered one with no pong yet; decreases when a late pong arrives.", gauge).
 		add(count(func(s sn) int64 { return s.st.Lost }))
-	c.family(sub, "ignored_pongs_total", "Pongs ignored, by reason: duplicate, stale (never sent or too old), malformed.", counter, "reason").
+	c.family(sub, "ignored_pongs_total", "Pongs ignored, by reason: duplicate, stale (never sent or too old), malformed, stalled (its ping waited out a silence).", counter, "reason").
 		add(count(func(s sn) int64 { return s.st.Duplicates }), "duplicate").
 		add(count(func(s sn) int64 { return s.st.Stale }), "stale").
-		add(count(func(s sn) int64 { return s.st.Malformed }), "malformed")
+		add(count(func(s sn) int64 { return s.st.Malformed }), "malformed").
+		add(count(func(s sn) int64 { return s.st.Stalled }), "stalled")
 	c.family(sub, "rejected_samples_total", "Samples the clock estimator rejected as impossible.", counter).
 		add(count(func(s sn) int64 { return s.st.Rejected }))
 	c.family(sub, "quic_min_rtt_seconds", "quic-go's minimum RTT (from ACKs) on the current connection; absent while disconnected.", gauge).

@@ -77,7 +77,7 @@ var (
 		// these must not show.
 		RTT: time.Hour, Offset: time.Hour, ErrorBound: time.Hour, Jitter: time.Hour, DriftPPM: 1e6,
 		PredictedScale: 1.002, ServerScale: 0.999, Resets: 2,
-		PingsSent: 500, PongsReceived: 480, Lost: 15, Duplicates: 3, Stale: 2, Malformed: 1,
+		PingsSent: 500, PongsReceived: 480, Lost: 15, Duplicates: 3, Stale: 2, Malformed: 1, Stalled: 4,
 		Rejected: 4, ClockJumps: 1, PathChanges: 2,
 		QUICMinRTT: 20 * time.Millisecond, QUICSmoothedRTT: 25 * time.Millisecond,
 		BytesSent: 65536, BytesReceived: 70000,
@@ -111,11 +111,12 @@ netclock_client_epoch_changes_total 1
 # TYPE netclock_client_estimator_events_total counter
 netclock_client_estimator_events_total{event="clock_jump"} 1
 netclock_client_estimator_events_total{event="path_change"} 2
-# HELP netclock_client_ignored_pongs_total Pongs ignored, by reason: duplicate, stale (never sent or too old), malformed.
+# HELP netclock_client_ignored_pongs_total Pongs ignored, by reason: duplicate, stale (never sent or too old), malformed, stalled (its ping waited out a silence).
 # TYPE netclock_client_ignored_pongs_total counter
 netclock_client_ignored_pongs_total{reason="duplicate"} 3
 netclock_client_ignored_pongs_total{reason="malformed"} 1
 netclock_client_ignored_pongs_total{reason="stale"} 2
+netclock_client_ignored_pongs_total{reason="stalled"} 4
 # HELP netclock_client_info Always 1; the mode label says how pings travel.
 # TYPE netclock_client_info gauge
 netclock_client_info{mode="datagram"} 1
@@ -327,8 +328,8 @@ func TestRegister(t *testing.T) {
 	if n, err := testutil.GatherAndCount(reg); err != nil || n != server+2*client {
 		t.Errorf("gathered %d series, %v; want %d", n, err, server+2*client)
 	}
-	if server != 13 || client != 36 {
-		t.Errorf("a server has %d series and a synced client %d, want 13 and 36", server, client)
+	if server != 13 || client != 37 {
+		t.Errorf("a server has %d series and a synced client %d, want 13 and 37", server, client)
 	}
 }
 
