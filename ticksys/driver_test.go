@@ -237,7 +237,7 @@ func TestSystemClockNeverEarly(t *testing.T) {
 		if got := time.Since(start); got < d {
 			t.Errorf("After(%v) fired after %v", d, got)
 		}
-		w := SystemClock{}.newWaiter()
+		w := SystemClock{}.newWaiter(0)
 		start = time.Now()
 		if err := w.wait(context.Background(), d); err != nil {
 			t.Fatal(err)
@@ -248,7 +248,7 @@ func TestSystemClockNeverEarly(t *testing.T) {
 		w.close()
 	}
 	// A canceled wait returns the context's error.
-	w := SystemClock{}.newWaiter()
+	w := SystemClock{}.newWaiter(0)
 	defer w.close()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -271,7 +271,7 @@ func TestFakeClockDetected(t *testing.T) {
 // TestSystemWaitCanceledWhileWaiting cancels an hour-long wait from another
 // goroutine, before or during the kernel timer's read.
 func TestSystemWaitCanceledWhileWaiting(t *testing.T) {
-	w := SystemClock{}.newWaiter()
+	w := SystemClock{}.newWaiter(0)
 	defer w.close()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
