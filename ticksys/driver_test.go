@@ -237,15 +237,21 @@ func TestSystemClockNeverEarly(t *testing.T) {
 		if got := time.Since(start); got < d {
 			t.Errorf("After(%v) fired after %v", d, got)
 		}
-		w := SystemClock{}.newWaiter(0)
-		start = time.Now()
-		if err := w.wait(context.Background(), d); err != nil {
-			t.Fatal(err)
+		// Sleeping only, spinning only (a margin beyond any wait), and
+		// both (a learned margin).
+		for _, spin := range []time.Duration{0, time.Hour, DefaultMaxSpin} {
+			w := SystemClock{}.newWaiter(spin)
+			for range 3 {
+				start = time.Now()
+				if err := w.wait(context.Background(), d); err != nil {
+					t.Fatal(err)
+				}
+				if got := time.Since(start); got < d {
+					t.Errorf("spin %v: wait(%v) returned after %v", spin, d, got)
+				}
+			}
+			w.close()
 		}
-		if got := time.Since(start); got < d {
-			t.Errorf("wait(%v) returned after %v", d, got)
-		}
-		w.close()
 	}
 	// A canceled wait returns the context's error.
 	w := SystemClock{}.newWaiter(0)
@@ -269,15 +275,18 @@ func TestFakeClockDetected(t *testing.T) {
 }
 
 // TestSystemWaitCanceledWhileWaiting cancels an hour-long wait from another
-// goroutine, before or during the kernel timer's read.
+// goroutine, before or during the kernel timer's read, or while it spins
+// (a margin of an hour: all spin).
 func TestSystemWaitCanceledWhileWaiting(t *testing.T) {
-	w := SystemClock{}.newWaiter(0)
-	defer w.close()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- w.wait(ctx, time.Hour) }()
-	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Errorf("wait = %v, want context.Canceled", err)
+	for _, spin := range []time.Duration{0, time.Hour} {
+		w := SystemClock{}.newWaiter(spin)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- w.wait(ctx, time.Hour) }()
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Errorf("spin %v: wait = %v, want context.Canceled", spin, err)
+		}
+		w.close()
 	}
 }
