@@ -8,9 +8,13 @@
 //	go run ./bench/ticklate -client                 # a slewing provider.Steered instead of the server provider
 //	go run ./bench/ticklate -coarse                 # wait on plain Go timers (time.After), for comparison
 //	go run ./bench/ticklate -compare                # both, alternating in 5 rounds: the same load for both
+//	go run ./bench/ticklate -spin -1ns,0,1ms        # DriverConfig.MaxSpin values (never, default, 1ms), alternating
 //
 // Besides the lateness percentiles it prints the catch-up ticks (Late of a
-// tick or more) and the process's CPU time per tick.
+// tick or more), the process's CPU time per tick and as a share of one CPU,
+// and the steal: the share of the machine's CPU time a hypervisor kept its
+// virtual CPUs waiting (Linux; a virtual CPU woken from idle waits for the
+// host to run it, and that wait is counted as steal).
 //
 // Run it on an idle machine: lateness is the timer's and the scheduler's.
 package main
@@ -78,7 +82,7 @@ func main() {
 		}
 		for i, r := range rs {
 			for m, md := range modes {
-				cpu0 := cpuTime()
+				cpu0, st0 := cpuTime(), readStolen()
 				res, err := measure(r, *duration/time.Duration(n), *client, md)
 				if err != nil {
 					fmt.Fprintln(os.Stderr, "ticklate:", err)
@@ -88,13 +92,14 @@ func main() {
 				acc.late = append(acc.late, res.late...)
 				acc.catchUps += res.catchUps
 				acc.cpu += cpuTime() - cpu0
+				acc.stolen = acc.stolen.add(readStolen().sub(st0))
 				acc.wall += *duration / time.Duration(n)
 			}
 		}
 	}
 	for m, md := range modes {
 		fmt.Printf("waits: %s\n", md)
-		fmt.Printf("%6s %7s %9s %9s %9s %9s %9s %8s %9s %6s\n", "rate", "ticks", "p50", "p90", "p99", "p99.9", "max", "catchup", "cpu/tick", "cpu")
+		fmt.Printf("%6s %7s %9s %9s %9s %9s %9s %8s %9s %6s %6s\n", "rate", "ticks", "p50", "p90", "p99", "p99.9", "max", "catchup", "cpu/tick", "cpu", "steal")
 		for i, r := range rs {
 			results[m][i].print(r)
 		}
@@ -110,6 +115,49 @@ func loadAvg() string {
 		return strings.Join(f[:3], " ")
 	}
 	return "unknown"
+}
+
+// stolen is the machine's CPU time in clock ticks (all CPUs): the time a
+// hypervisor kept its virtual CPUs from running although they had work
+// (steal), of the total (Linux's /proc/stat; zero where unknown).
+type stolen struct{ steal, total int64 }
+
+func (a stolen) add(b stolen) stolen { return stolen{a.steal + b.steal, a.total + b.total} }
+func (a stolen) sub(b stolen) stolen { return stolen{a.steal - b.steal, a.total - b.total} }
+
+// String returns steal as a share of the total, "-" if unknown.
+func (a stolen) String() string {
+	if a.total <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(a.steal)/float64(a.total))
+}
+
+// readStolen reads the machine's steal and total CPU time so far.
+func readStolen() stolen {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return stolen{}
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return stolen{}
+	}
+	var st stolen
+	for i, v := range f[1:] {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return stolen{}
+		}
+		if i < 8 { // user nice system idle iowait irq softirq steal; guest time is in user
+			st.total += n
+		}
+		if i == 7 {
+			st.steal = n
+		}
+	}
+	return st
 }
 
 // originClock is the system clock, remembering its first reading (the real
@@ -160,6 +208,7 @@ type result struct {
 	catchUps int
 	cpu      time.Duration // the process's CPU time (user+system) during the run
 	wall     time.Duration // the run's length
+	stolen   stolen        // the machine's CPU time during the run
 }
 
 func measure(rate uint32, d time.Duration, client bool, md mode) (result, error) {
@@ -229,7 +278,7 @@ func (r result) print(rate uint32) {
 		perTick = fmt.Sprintf("%.0fµs", float64(r.cpu)/float64(len(l))/1e3)
 		share = fmt.Sprintf("%.1f%%", 100*float64(r.cpu)/float64(r.wall))
 	}
-	fmt.Printf("%6d %7d %9s %9s %9s %9s %9s %8d %9s %6s\n", rate, len(l), q(0.5), q(0.9), q(0.99), q(0.999), q(1), r.catchUps, perTick, share)
+	fmt.Printf("%6d %7d %9s %9s %9s %9s %9s %8d %9s %6s %6s\n", rate, len(l), q(0.5), q(0.9), q(0.99), q(0.999), q(1), r.catchUps, perTick, share, r.stolen)
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.3fms", float64(d)/1e6) }
