@@ -51,8 +51,9 @@ func (cfg *DriverConfig) validate() error {
 }
 
 // Run advances the system at every tick start until ctx ends, then returns
-// ctx.Err() (or an error wrapping ErrInvalidConfig at once). It is the loop of a headless server or client; a game engine
-// calls Advance from its own frame loop instead. Run counts as the system's
+// ctx.Err() (at once an error wrapping ErrInvalidConfig for a bad cfg). It
+// is the loop of a headless server or client; a game engine calls Advance
+// from its own frame loop instead. Run counts as the system's
 // game loop: don't call Advance while it runs.
 //
 // Run is tick-aligned: after each frame it waits until predicted time
@@ -64,9 +65,12 @@ func (cfg *DriverConfig) validate() error {
 // spent in callbacks shortens it. A wake-up after the tick start only
 // delays that tick's callback, never loses time, and the TickEvent's Late
 // says by how much; after a stall the ticks that passed fire at once as
-// catch-up ticks (see TickEvent.CatchUp). Run never polls or spins: it
-// sleeps on one timer between ticks (on a SystemClock, a kernel timer where
-// there is one; see SystemClock).
+// catch-up ticks (see TickEvent.CatchUp). Between ticks Run sleeps on one
+// timer (on a SystemClock, a kernel timer where there is one; see
+// SystemClock); on a SystemClock it wakes a learned margin early and spins
+// the rest, at most DriverConfig.MaxSpin per tick, because a sleeping
+// thread (and, on a virtual machine, a halted virtual CPU) can take
+// milliseconds to run again. Other clocks are only slept on.
 func (s *System) Run(ctx context.Context, cfg DriverConfig) error {
 	if err := cfg.validate(); err != nil {
 		return err
