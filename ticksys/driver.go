@@ -16,33 +16,27 @@ type DriverConfig struct {
 	// AfterFrame, if set, is called on Run's goroutine after every frame,
 	// outside Advance: it may call Reinitialize. Default: none.
 	AfterFrame func()
-	// MaxSpin caps how long before a tick start Run stops sleeping and
-	// busy-waits instead, on a SystemClock (or a clock embedding it):
-	// Run learns how late its sleeps end (the 99th percentile of the
-	// last 256) and wakes that much early, at most MaxSpin, then spins
-	// on the monotonic clock, yielding to other goroutines, until the
-	// tick start. The CPU it costs is about the spin per tick: up to
-	// MaxSpin × the tick rate (see README, "Just in time"). Zero means
-	// DefaultMaxSpin; a negative value never spins (one sleep per tick).
-	// At most MaxMaxSpin.
+	// MaxSpin, if positive, makes Run on a SystemClock (or a clock
+	// embedding it) wake early and busy-wait for the tick start: Run
+	// learns how late its sleeps end (the 99th percentile of the last
+	// 256, in steps of 50µs), stops sleeping that much before each tick
+	// start, at most MaxSpin, and spins on the monotonic clock, yielding
+	// to other goroutines, until the tick starts. It trades CPU for
+	// punctuality: up to MaxSpin of CPU per tick (MaxSpin × the tick rate
+	// as a share of one CPU; see README, "Just in time"), against wake-up
+	// delays of a sleeping thread or, on a virtual machine, of a halted
+	// virtual CPU, which reach milliseconds. Default 0: never spin (one
+	// sleep per tick). At most MaxMaxSpin; negative is an error.
 	MaxSpin time.Duration
 }
 
-// DefaultMaxSpin is DriverConfig.MaxSpin's default.
-const DefaultMaxSpin = 2 * time.Millisecond
-
-// MaxMaxSpin is the largest DriverConfig.MaxSpin accepted.
+// MaxMaxSpin is the largest DriverConfig.MaxSpin accepted: 100ms.
 const MaxMaxSpin = 100 * time.Millisecond
 
 // validate checks cfg and fills in the defaults.
 func (cfg *DriverConfig) validate() error {
-	switch {
-	case cfg.MaxSpin > MaxMaxSpin:
-		return fmt.Errorf("%w: DriverConfig.MaxSpin %v above %v", ErrInvalidConfig, cfg.MaxSpin, MaxMaxSpin)
-	case cfg.MaxSpin == 0:
-		cfg.MaxSpin = DefaultMaxSpin
-	case cfg.MaxSpin < 0:
-		cfg.MaxSpin = 0
+	if cfg.MaxSpin < 0 || cfg.MaxSpin > MaxMaxSpin {
+		return fmt.Errorf("%w: DriverConfig.MaxSpin %v outside [0, %v]", ErrInvalidConfig, cfg.MaxSpin, MaxMaxSpin)
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = SystemClock{}
@@ -67,10 +61,10 @@ func (cfg *DriverConfig) validate() error {
 // says by how much; after a stall the ticks that passed fire at once as
 // catch-up ticks (see TickEvent.CatchUp). Between ticks Run sleeps on one
 // timer (on a SystemClock, a kernel timer where there is one; see
-// SystemClock); on a SystemClock it wakes a learned margin early and spins
-// the rest, at most DriverConfig.MaxSpin per tick, because a sleeping
-// thread (and, on a virtual machine, a halted virtual CPU) can take
-// milliseconds to run again. Other clocks are only slept on.
+// SystemClock); with DriverConfig.MaxSpin set, on a SystemClock, it wakes
+// a learned margin early and spins the rest, because a sleeping thread
+// (and, on a virtual machine, a halted virtual CPU) can take milliseconds
+// to run again. Other clocks are only slept on.
 func (s *System) Run(ctx context.Context, cfg DriverConfig) error {
 	if err := cfg.validate(); err != nil {
 		return err

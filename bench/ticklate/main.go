@@ -8,7 +8,7 @@
 //	go run ./bench/ticklate -client                 # a slewing provider.Steered instead of the server provider
 //	go run ./bench/ticklate -coarse                 # wait on plain Go timers (time.After), for comparison
 //	go run ./bench/ticklate -compare                # both, alternating in 5 rounds: the same load for both
-//	go run ./bench/ticklate -spin -1ns,0,1ms        # DriverConfig.MaxSpin values (never, default, 1ms), alternating
+//	go run ./bench/ticklate -spin 0,1ms,2ms         # DriverConfig.MaxSpin values (0: never, the default), alternating
 //
 // Besides the lateness percentiles it prints the catch-up ticks (Late of a
 // tick or more), the process's CPU time per tick and as a share of one CPU,
@@ -40,7 +40,7 @@ func main() {
 	coarse := flag.Bool("coarse", false, "wait on plain Go timers instead of ticksys.SystemClock's kernel timer")
 	compare := flag.Bool("compare", false, "measure both kinds of wait, alternating in -rounds rounds so both see the same load")
 	rounds := flag.Int("rounds", 5, "rounds of -compare")
-	spins := flag.String("spin", "0", "ticksys.DriverConfig.MaxSpin values to measure, comma-separated (0: the default, negative: never spin)")
+	spins := flag.String("spin", "0", "ticksys.DriverConfig.MaxSpin values to measure, comma-separated (0, the default: never spin)")
 	flag.Parse()
 	var rs []uint32
 	for _, f := range strings.Split(*rates, ",") {
@@ -196,9 +196,7 @@ func (m mode) String() string {
 	case m.coarse:
 		return "plain Go timers"
 	case m.spin == 0:
-		return fmt.Sprintf("ticksys.SystemClock, MaxSpin default (%v)", ticksys.DefaultMaxSpin)
-	case m.spin < 0:
-		return "ticksys.SystemClock, no spin"
+		return "ticksys.SystemClock (a kernel timer on Linux), no spin (the default)"
 	}
 	return fmt.Sprintf("ticksys.SystemClock, MaxSpin %v", m.spin)
 }
