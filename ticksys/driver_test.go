@@ -3,6 +3,7 @@ package ticksys
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -195,13 +196,21 @@ func TestRunAfterFrame(t *testing.T) {
 // SystemClock must wait on the fake clock there, not the kernel's, and
 // every tick fires exactly at its start.
 func TestRunWithSystemClockInVirtualTime(t *testing.T) {
+	for _, spin := range []time.Duration{0, 2 * time.Millisecond} {
+		t.Run(fmt.Sprintf("MaxSpin %v", spin), func(t *testing.T) { runInVirtualTime(t, spin) })
+	}
+}
+
+// runInVirtualTime: a spinning wait would never end on the fake clock (it
+// moves only while every goroutine sleeps), so there Run only sleeps.
+func runInVirtualTime(t *testing.T, spin time.Duration) {
 	synctest.Test(t, func(t *testing.T) {
 		s := mustNew(t, Config{TickRate: 30})
 		var maxLate time.Duration
 		s.OnNetworkTick(func(ev TickEvent) { maxLate = max(maxLate, ev.Late) })
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		err := s.Run(ctx, DriverConfig{})
+		err := s.Run(ctx, DriverConfig{MaxSpin: spin})
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("Run = %v", err)
 		}
