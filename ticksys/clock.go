@@ -23,9 +23,9 @@ type Clock interface {
 // Go's timers fire up to about a millisecond late: the runtime waits for
 // them in whole milliseconds. On Linux, SystemClock also sets a kernel
 // timer (a timerfd on CLOCK_MONOTONIC, read through the Go poller, so no
-// thread is held and nothing spins), which wakes within the kernel's timer
-// slack (about 50µs); the Go timer remains as a backstop, for a process
-// too busy to poll. Run holds one such timer (a file descriptor) while it
+// thread is held and, unless DriverConfig.MaxSpin asks, nothing spins),
+// which wakes within the kernel's timer slack (about 50µs); the Go timer
+// remains as a backstop, for a process too busy to poll. Run holds one such timer (a file descriptor) while it
 // runs. Elsewhere, when no timerfd can be made, and under testing/synctest
 // (whose fake clock a kernel timer cannot follow), it waits on Go timers
 // only.
