@@ -2,6 +2,7 @@ package ticksys
 
 import (
 	"context"
+	"runtime"
 	"time"
 )
 
@@ -22,9 +23,9 @@ type Clock interface {
 // Go's timers fire up to about a millisecond late: the runtime waits for
 // them in whole milliseconds. On Linux, SystemClock also sets a kernel
 // timer (a timerfd on CLOCK_MONOTONIC, read through the Go poller, so no
-// thread is held and nothing spins), which wakes within the kernel's timer
-// slack (about 50µs); the Go timer remains as a backstop, for a process
-// too busy to poll. Run holds one such timer (a file descriptor) while it
+// thread is held and, unless DriverConfig.MaxSpin asks, nothing spins),
+// which wakes within the kernel's timer slack (about 50µs); the Go timer
+// remains as a backstop, for a process too busy to poll. Run holds one such timer (a file descriptor) while it
 // runs. Elsewhere, when no timerfd can be made, and under testing/synctest
 // (whose fake clock a kernel timer cannot follow), it waits on Go timers
 // only.
@@ -53,15 +54,17 @@ func (SystemClock) After(d time.Duration) <-chan time.Time {
 	return ch
 }
 
-// newWaiter gives Run a waiter of its own (see waiterClock).
-func (SystemClock) newWaiter() waiter {
-	return &systemWaiter{t: time.NewTimer(time.Hour), k: newKernelTimer()}
+// newWaiter gives Run a waiter of its own (see waiterClock) that spins for
+// at most maxSpin before each deadline (0: never).
+func (SystemClock) newWaiter(maxSpin time.Duration) waiter {
+	return &systemWaiter{t: time.NewTimer(time.Hour), k: newKernelTimer(), m: wakeMargin{max: maxSpin}}
 }
 
-// waiterClock is a Clock with a cheaper way for Run to wait than After.
+// waiterClock is a Clock with a cheaper or sharper way for Run to wait than
+// After.
 type waiterClock interface {
 	Clock
-	newWaiter() waiter
+	newWaiter(maxSpin time.Duration) waiter
 }
 
 type waiter interface {
@@ -71,13 +74,33 @@ type waiter interface {
 }
 
 // systemWaiter is SystemClock's waiter: one Go timer and one kernel timer
-// (nil where there is none) for the life of a Run.
+// (nil where there is none) for the life of a Run. It sleeps until the
+// learned wake-up margin before the deadline, then spins (see
+// DriverConfig.MaxSpin).
 type systemWaiter struct {
 	t *time.Timer
 	k *kernelTimer
+	m wakeMargin
 }
 
 func (w *systemWaiter) wait(ctx context.Context, d time.Duration) error {
+	if fakeClock() {
+		// A fake clock moves only while every goroutine sleeps: sleep
+		// exactly, never spin.
+		return w.sleep(ctx, d)
+	}
+	start := time.Now()
+	if s := d - w.m.margin(); s > 0 {
+		if err := w.sleep(ctx, s); err != nil {
+			return err
+		}
+		w.m.observe(time.Since(start) - s)
+	}
+	return spinUntil(ctx, start.Add(d))
+}
+
+// sleep blocks until d has passed, or ctx ends.
+func (w *systemWaiter) sleep(ctx context.Context, d time.Duration) error {
 	if w.k != nil && !fakeClock() {
 		return w.k.wait(ctx, d)
 	}
@@ -89,6 +112,21 @@ func (w *systemWaiter) wait(ctx context.Context, d time.Duration) error {
 	case <-w.t.C:
 		return nil
 	}
+}
+
+// spinUntil busy-waits until the monotonic clock reaches t or ctx ends,
+// yielding the processor to any other runnable goroutine on every turn.
+func spinUntil(ctx context.Context, t time.Time) error {
+	done := ctx.Done()
+	for time.Now().Before(t) {
+		select {
+		case <-done:
+			return ctx.Err()
+		default:
+		}
+		runtime.Gosched()
+	}
+	return nil
 }
 
 func (w *systemWaiter) close() {

@@ -2,6 +2,7 @@ package ticksys
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"time"
 
@@ -15,11 +16,38 @@ type DriverConfig struct {
 	// AfterFrame, if set, is called on Run's goroutine after every frame,
 	// outside Advance: it may call Reinitialize. Default: none.
 	AfterFrame func()
+	// MaxSpin, if positive, makes Run on a SystemClock (or a clock
+	// embedding it) wake early and busy-wait for the tick start: Run
+	// learns how late its sleeps end (the 99th percentile of the last
+	// 256, in steps of 50µs), stops sleeping that much before each tick
+	// start, at most MaxSpin, and spins on the monotonic clock, yielding
+	// to other goroutines, until the tick starts. It trades CPU for
+	// punctuality: up to MaxSpin of CPU per tick (MaxSpin × the tick rate
+	// as a share of one CPU; see README, "Just in time"), against wake-up
+	// delays of a sleeping thread or, on a virtual machine, of a halted
+	// virtual CPU, which reach milliseconds. Default 0: never spin (one
+	// sleep per tick). At most MaxMaxSpin; negative is an error.
+	MaxSpin time.Duration
+}
+
+// MaxMaxSpin is the largest DriverConfig.MaxSpin accepted: 100ms.
+const MaxMaxSpin = 100 * time.Millisecond
+
+// validate checks cfg and fills in the defaults.
+func (cfg *DriverConfig) validate() error {
+	if cfg.MaxSpin < 0 || cfg.MaxSpin > MaxMaxSpin {
+		return fmt.Errorf("%w: DriverConfig.MaxSpin %v outside [0, %v]", ErrInvalidConfig, cfg.MaxSpin, MaxMaxSpin)
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = SystemClock{}
+	}
+	return nil
 }
 
 // Run advances the system at every tick start until ctx ends, then returns
-// ctx.Err(). It is the loop of a headless server or client; a game engine
-// calls Advance from its own frame loop instead. Run counts as the system's
+// ctx.Err() (at once an error wrapping ErrInvalidConfig for a bad cfg). It
+// is the loop of a headless server or client; a game engine calls Advance
+// from its own frame loop instead. Run counts as the system's
 // game loop: don't call Advance while it runs.
 //
 // Run is tick-aligned: after each frame it waits until predicted time
@@ -31,17 +59,20 @@ type DriverConfig struct {
 // spent in callbacks shortens it. A wake-up after the tick start only
 // delays that tick's callback, never loses time, and the TickEvent's Late
 // says by how much; after a stall the ticks that passed fire at once as
-// catch-up ticks (see TickEvent.CatchUp). Run never polls or spins: it
-// sleeps on one timer between ticks (on a SystemClock, a kernel timer where
-// there is one; see SystemClock).
+// catch-up ticks (see TickEvent.CatchUp). Between ticks Run sleeps on one
+// timer (on a SystemClock, a kernel timer where there is one; see
+// SystemClock); with DriverConfig.MaxSpin set, on a SystemClock, it wakes
+// a learned margin early and spins the rest, because a sleeping thread
+// (and, on a virtual machine, a halted virtual CPU) can take milliseconds
+// to run again. Other clocks are only slept on.
 func (s *System) Run(ctx context.Context, cfg DriverConfig) error {
-	if cfg.Clock == nil {
-		cfg.Clock = SystemClock{}
+	if err := cfg.validate(); err != nil {
+		return err
 	}
 	clk := cfg.Clock
 	var w waiter
 	if wc, ok := clk.(waiterClock); ok {
-		w = wc.newWaiter()
+		w = wc.newWaiter(cfg.MaxSpin)
 		defer w.close()
 	}
 	last := clk.Now()

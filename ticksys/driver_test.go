@@ -3,6 +3,7 @@ package ticksys
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -195,13 +196,21 @@ func TestRunAfterFrame(t *testing.T) {
 // SystemClock must wait on the fake clock there, not the kernel's, and
 // every tick fires exactly at its start.
 func TestRunWithSystemClockInVirtualTime(t *testing.T) {
+	for _, spin := range []time.Duration{0, 2 * time.Millisecond} {
+		t.Run(fmt.Sprintf("MaxSpin %v", spin), func(t *testing.T) { runInVirtualTime(t, spin) })
+	}
+}
+
+// runInVirtualTime: a spinning wait would never end on the fake clock (it
+// moves only while every goroutine sleeps), so there Run only sleeps.
+func runInVirtualTime(t *testing.T, spin time.Duration) {
 	synctest.Test(t, func(t *testing.T) {
 		s := mustNew(t, Config{TickRate: 30})
 		var maxLate time.Duration
 		s.OnNetworkTick(func(ev TickEvent) { maxLate = max(maxLate, ev.Late) })
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		err := s.Run(ctx, DriverConfig{})
+		err := s.Run(ctx, DriverConfig{MaxSpin: spin})
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("Run = %v", err)
 		}
@@ -237,18 +246,24 @@ func TestSystemClockNeverEarly(t *testing.T) {
 		if got := time.Since(start); got < d {
 			t.Errorf("After(%v) fired after %v", d, got)
 		}
-		w := SystemClock{}.newWaiter()
-		start = time.Now()
-		if err := w.wait(context.Background(), d); err != nil {
-			t.Fatal(err)
+		// Sleeping only, spinning only (a margin beyond any wait), and
+		// both (a learned margin).
+		for _, spin := range []time.Duration{0, time.Hour, 2 * time.Millisecond} {
+			w := SystemClock{}.newWaiter(spin)
+			for range 3 {
+				start = time.Now()
+				if err := w.wait(context.Background(), d); err != nil {
+					t.Fatal(err)
+				}
+				if got := time.Since(start); got < d {
+					t.Errorf("spin %v: wait(%v) returned after %v", spin, d, got)
+				}
+			}
+			w.close()
 		}
-		if got := time.Since(start); got < d {
-			t.Errorf("wait(%v) returned after %v", d, got)
-		}
-		w.close()
 	}
 	// A canceled wait returns the context's error.
-	w := SystemClock{}.newWaiter()
+	w := SystemClock{}.newWaiter(0)
 	defer w.close()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -269,15 +284,18 @@ func TestFakeClockDetected(t *testing.T) {
 }
 
 // TestSystemWaitCanceledWhileWaiting cancels an hour-long wait from another
-// goroutine, before or during the kernel timer's read.
+// goroutine, before or during the kernel timer's read, or while it spins
+// (a margin of an hour: all spin).
 func TestSystemWaitCanceledWhileWaiting(t *testing.T) {
-	w := SystemClock{}.newWaiter()
-	defer w.close()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- w.wait(ctx, time.Hour) }()
-	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Errorf("wait = %v, want context.Canceled", err)
+	for _, spin := range []time.Duration{0, time.Hour} {
+		w := SystemClock{}.newWaiter(spin)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- w.wait(ctx, time.Hour) }()
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Errorf("spin %v: wait = %v, want context.Canceled", spin, err)
+		}
+		w.close()
 	}
 }

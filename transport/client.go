@@ -709,7 +709,7 @@ func (c *Client) Run(ctx context.Context) error {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(c.ctx, cancel)()
-	err := c.sys.Load().Run(runCtx, ticksys.DriverConfig{Clock: clientClock{read: c.clock}})
+	err := c.sys.Load().Run(runCtx, ticksys.DriverConfig{Clock: clientClock{read: c.clock}, MaxSpin: c.cfg.MaxSpin})
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()

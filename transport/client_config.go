@@ -12,6 +12,7 @@ import (
 	"github.com/netclock/netclock/nettime"
 	"github.com/netclock/netclock/provider"
 	"github.com/netclock/netclock/provider/clocksync"
+	"github.com/netclock/netclock/ticksys"
 )
 
 // Defaults of ClientConfig, used where a field is zero. The start burst
@@ -76,9 +77,17 @@ type ClientConfig struct {
 	// concurrently; it holds up pings and Close: it must return promptly.
 	OnQualityChange func(QualityChange)
 	DriftAlarmPPM   float64 // the |drift| (ppm) above which the client warns; default 500, negative: none
+	// MaxSpin is Run's ticksys.DriverConfig.MaxSpin: up to this much CPU
+	// per tick spent busy-waiting for the tick start, for punctual ticks
+	// on a machine slow to wake a thread. Default 0: never spin; at most
+	// ticksys.MaxMaxSpin.
+	MaxSpin time.Duration
 }
 
 func (cfg ClientConfig) resolve() (ClientConfig, error) {
+	if cfg.MaxSpin < 0 || cfg.MaxSpin > ticksys.MaxMaxSpin {
+		return cfg, fmt.Errorf("%w: ClientConfig.MaxSpin %v outside [0, %v]", ErrInvalidConfig, cfg.MaxSpin, ticksys.MaxMaxSpin)
+	}
 	if cfg.TickRate != 0 {
 		if err := nettime.ValidateRate(cfg.TickRate); err != nil {
 			return cfg, fmt.Errorf("%w: %w", ErrInvalidConfig, err)

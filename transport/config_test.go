@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"math"
@@ -12,6 +13,7 @@ import (
 	"github.com/quic-go/quic-go"
 
 	"github.com/netclock/netclock/provider"
+	"github.com/netclock/netclock/ticksys"
 )
 
 func TestBackoff(t *testing.T) {
@@ -121,6 +123,9 @@ func TestClientConfigResolve(t *testing.T) {
 		{"negative min", ClientConfig{ReconnectMin: -1}, got{}, true},
 		{"negative buffer", ClientConfig{MessageBuffer: -1}, got{}, true},
 		{"NaN drift", ClientConfig{DriftAlarmPPM: math.NaN()}, got{}, true},
+		{"spin", ClientConfig{MaxSpin: ticksys.MaxMaxSpin}, got{defaultReconnectMin, defaultReconnectMax, defaultMessageBuffer, defaultDriftAlarmPPM}, false},
+		{"negative spin", ClientConfig{MaxSpin: -1}, got{}, true},
+		{"spin too long", ClientConfig{MaxSpin: ticksys.MaxMaxSpin + 1}, got{}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, err := tc.cfg.resolve()
@@ -137,6 +142,23 @@ func TestClientConfigResolve(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestServerConfigMaxSpin: the driver's spin is validated with the config.
+func TestServerConfigMaxSpin(t *testing.T) {
+	tlsConf := &tls.Config{}
+	for _, tc := range []struct {
+		spin time.Duration
+		ok   bool
+	}{{0, true}, {2 * time.Millisecond, true}, {ticksys.MaxMaxSpin, true}, {-1, false}, {ticksys.MaxMaxSpin + 1, false}} {
+		cfg, err := ServerConfig{TLSConfig: tlsConf, MaxSpin: tc.spin}.resolve()
+		switch {
+		case tc.ok && (err != nil || cfg.MaxSpin != tc.spin):
+			t.Errorf("MaxSpin %v: %v, MaxSpin %v", tc.spin, err, cfg.MaxSpin)
+		case !tc.ok && !errors.Is(err, ErrInvalidConfig):
+			t.Errorf("MaxSpin %v: err %v, want ErrInvalidConfig", tc.spin, err)
+		}
 	}
 }
 

@@ -290,7 +290,9 @@ func (s *Server) Serve(ctx context.Context) error {
 		"epoch", s.epoch)
 
 	var wg sync.WaitGroup
-	wg.Go(func() { s.sys.Run(ctx, ticksys.DriverConfig{Clock: &originClock{origin: origin}}) })
+	wg.Go(func() {
+		s.sys.Run(ctx, ticksys.DriverConfig{Clock: &originClock{origin: origin}, MaxSpin: s.cfg.MaxSpin})
+	})
 	var err error
 	for {
 		// Accept hands each connection to its own goroutine at once:

@@ -37,11 +37,19 @@ type ServerConfig struct {
 	// Default: derived from TLSConfig.Certificates[0]'s key, or random.
 	StatelessResetKey *quic.StatelessResetKey
 	FrameTimeout      time.Duration // bounds a reliable message's arrival from its first byte (else its stream stops); default 10 s
+	// MaxSpin is the tick driver's ticksys.DriverConfig.MaxSpin: up to
+	// this much CPU per tick spent busy-waiting for the tick start, for
+	// punctual ticks on a machine slow to wake a thread. Default 0: never
+	// spin; at most ticksys.MaxMaxSpin.
+	MaxSpin time.Duration
 }
 
 func (cfg ServerConfig) resolve() (ServerConfig, error) {
 	if cfg.TLSConfig == nil {
 		return cfg, fmt.Errorf("%w: ServerConfig.TLSConfig is required", ErrInvalidConfig)
+	}
+	if cfg.MaxSpin < 0 || cfg.MaxSpin > ticksys.MaxMaxSpin {
+		return cfg, fmt.Errorf("%w: ServerConfig.MaxSpin %v outside [0, %v]", ErrInvalidConfig, cfg.MaxSpin, ticksys.MaxMaxSpin)
 	}
 	if cfg.TickRate == 0 {
 		cfg.TickRate = ticksys.DefaultTickRate

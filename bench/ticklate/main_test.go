@@ -12,7 +12,7 @@ func TestMeasureInVirtualTime(t *testing.T) {
 	for _, client := range []bool{false, true} {
 		for _, coarse := range []bool{false, true} {
 			synctest.Test(t, func(t *testing.T) {
-				res, err := measure(100, 2e9, client, coarse) // 2s at 100 Hz
+				res, err := measure(100, 2e9, client, mode{coarse: coarse}) // 2s at 100 Hz
 				if err != nil {
 					t.Fatal(err)
 				}
