@@ -1,49 +1,15 @@
 package transport
 
 import (
-	"net"
 	"slices"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/quic-go/quic-go/testutils/simnet"
-
 	"github.com/netclock/netclock/bench/harness"
+	"github.com/netclock/netclock/internal/simlink"
 	"github.com/netclock/netclock/netsim"
 )
-
-// profileRouter delays, drops and duplicates every packet as a netsim
-// profile's links say: the uplink for the client's packets, the downlink
-// for the server's. In a synctest bubble its timers are virtual, so the real
-// QUIC stack runs behind the harness's own network model.
-type profileRouter struct {
-	simnet.PerfectRouter
-	client   net.Addr
-	start    time.Time
-	mu       sync.Mutex
-	up, down *netsim.Link
-	buf      []time.Duration
-}
-
-func (r *profileRouter) SendPacket(p simnet.Packet) error {
-	r.mu.Lock()
-	link := r.down
-	if p.From.String() == r.client.String() {
-		link = r.up
-	}
-	now := time.Since(r.start)
-	r.buf = link.SendAppend(r.buf[:0], now)
-	arrivals := slices.Clone(r.buf)
-	r.mu.Unlock()
-	for _, at := range arrivals {
-		pkt := p
-		pkt.Data = slices.Clone(p.Data)
-		time.AfterFunc(at-now, func() { _ = r.PerfectRouter.SendPacket(pkt) })
-	}
-	return nil
-}
 
 // TestSimnetProfilesMatchTheHarness runs the real transport in virtual time
 // behind the harness's profiles, with jitter and loss, and checks that the
@@ -81,7 +47,7 @@ func TestSimnetProfilesMatchTheHarness(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				router := &profileRouter{client: simClientAddr, start: time.Now(), up: up, down: down}
+				router := simlink.New(simClientAddr, up, down)
 				clock, err := netsim.NewWallClock(prof.Client) // virtual time in the bubble
 				if err != nil {
 					t.Fatal(err)

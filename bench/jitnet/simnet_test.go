@@ -3,8 +3,6 @@ package jitnet_test
 import (
 	"context"
 	"net"
-	"slices"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -12,41 +10,11 @@ import (
 	"github.com/quic-go/quic-go/testutils/simnet"
 
 	"github.com/netclock/netclock/bench/jitnet"
+	"github.com/netclock/netclock/internal/simlink"
 	"github.com/netclock/netclock/netsim"
 	"github.com/netclock/netclock/provider"
 	"github.com/netclock/netclock/transport"
 )
-
-// profileRouter delays, drops and duplicates every packet as a netsim
-// profile's links say (the uplink for the client's packets). In a synctest
-// bubble its timers are virtual: the real QUIC stack runs behind the
-// harness's network model, and the run depends on no machine's speed.
-type profileRouter struct {
-	simnet.PerfectRouter
-	client   net.Addr
-	start    time.Time
-	mu       sync.Mutex
-	up, down *netsim.Link
-	buf      []time.Duration
-}
-
-func (r *profileRouter) SendPacket(p simnet.Packet) error {
-	r.mu.Lock()
-	link := r.down
-	if p.From.String() == r.client.String() {
-		link = r.up
-	}
-	now := time.Since(r.start)
-	r.buf = link.SendAppend(r.buf[:0], now)
-	arrivals := slices.Clone(r.buf)
-	r.mu.Unlock()
-	for _, at := range arrivals {
-		pkt := p
-		pkt.Data = slices.Clone(p.Data)
-		time.AfterFunc(at-now, func() { _ = r.PerfectRouter.SendPacket(pkt) })
-	}
-	return nil
-}
 
 var (
 	clientAddr = &net.UDPAddr{IP: net.ParseIP("10.0.0.1"), Port: 9001}
@@ -75,7 +43,7 @@ func runProfile(t *testing.T, name string, pc provider.SteeredConfig, warmup, me
 		if err != nil {
 			t.Fatal(err)
 		}
-		sn := &simnet.Simnet{Router: &profileRouter{client: clientAddr, start: time.Now(), up: up, down: down}}
+		sn := &simnet.Simnet{Router: simlink.New(clientAddr, up, down)}
 		cconn := sn.NewEndpoint(clientAddr, simnet.NodeBiDiLinkSettings{})
 		sconn := sn.NewEndpoint(serverAddr, simnet.NodeBiDiLinkSettings{})
 		if err := sn.Start(); err != nil {
