@@ -198,6 +198,10 @@ type Estimator struct {
 	gatedSince int64
 
 	segU, segW int     // the current path segment of each direction
+	freshAt    int64   // client time of the first sample after a (re)start
+	firstAcq   bool    // acquiring since a (re)start, not since a clock move
+	wanU, wanW int64   // floorWander at the last bin of the first window
+	youngErr   int64   // half the falls followed as a young window's convergence
 	kinks      int     // bins in a row whose slope bent away (steps.go)
 	bendErr    int64   // what an unconfirmed bend can have added to the offset
 	bendRate   float64 // how far its rate is from the drift's
@@ -313,6 +317,8 @@ func (e *Estimator) Observe(s provider.Sample) error {
 	}
 	if e.n == 0 {
 		e.t0 = tc
+		e.freshAt = tc
+		e.firstAcq = true
 		e.olderDirty = true
 		if !e.refSet {
 			e.acquiring = acquireSamples
@@ -336,6 +342,9 @@ func (e *Estimator) Observe(s provider.Sample) error {
 		e.last = ev
 	}
 	binDone := e.addToBin(tc, u, w)
+	if binDone && tc-e.freshAt < int64(e.cfg.Window) {
+		e.wanU, e.wanW = e.floorWander() // only the first window's is used
+	}
 	e.sinceFit++
 	if e.sinceFit >= fitEvery(e.n) || binDone || e.last != EventNone {
 		e.fit(tc, binDone || e.last != EventNone)
@@ -394,6 +403,7 @@ func (e *Estimator) startAfresh() {
 	e.markRestart()
 	e.forgetPaths()
 	e.doubt.on = false
+	e.youngErr, e.wanU, e.wanW = 0, 0, 0
 }
 
 // update recomputes the Estimate after a sample at client time now.
@@ -458,7 +468,7 @@ func (e *Estimator) update(now int64) {
 	// straddle: as far again as it lifted a floor (path.go); a fresh fall
 	// in doubt; samples held out below a floor, which may be a jump.
 	bound += max(e.liftU, e.liftW)/2 + doubtErr
-	bound += max(fu-all.minU, fw-all.minW, 0) + pathMoved/2
+	bound += max(fu-all.minU, fw-all.minW, 0) + pathMoved/2 + e.youngErr
 	e.est = provider.Estimate{
 		Valid:          true,
 		At:             time.Duration(now),

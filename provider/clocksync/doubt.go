@@ -135,7 +135,7 @@ func (e *Estimator) weighDoubt() Event {
 	e.restart(k)
 	e.forgetPaths()
 	e.asymErr += d.size
-	e.acquiring = acquireSamples
+	e.acquiring, e.firstAcq = acquireSamples, false
 	e.stats.Jumps++
 	return EventClockJump
 }

@@ -163,15 +163,33 @@ func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 	// But only so far: the minimum settles by a few spacings, while a
 	// queue that drains slowly moves the floor down one sample at a time
 	// for as long as it drains.
-	if pU < -tolU && rec.belowU < settledBelow && e.ref.fellU-pU <= tolU {
-		e.ref.fellU -= pU
-		e.ref.uRaw, e.ref.tu = used.minU+e.trend(used.tu), used.tu
-		pU = 0
+	//
+	// In the first window after a start the floors are not yet the path's:
+	// behind a queue that builds and drains they fall, in many samples, as
+	// far as the queue swings from bin to bin. Follow that too, and keep
+	// half of it in the bound: it may have been the path after all.
+	young := now-e.freshAt < int64(e.cfg.Window)
+	if pU < -tolU {
+		settling := rec.belowU < settledBelow && e.ref.fellU-pU <= tolU
+		if settling || young && e.ref.fellU-pU <= youngK*e.wanU {
+			if !settling {
+				e.youngErr += -pU / 2
+			}
+			e.ref.fellU -= pU
+			e.ref.uRaw, e.ref.tu = used.minU+e.trend(used.tu), used.tu
+			pU = 0
+		}
 	}
-	if pW < -tolW && rec.belowW < settledBelow && e.ref.fellW-pW <= tolW {
-		e.ref.fellW -= pW
-		e.ref.wRaw, e.ref.tw = used.minW-e.trend(used.tw), used.tw
-		pW = 0
+	if pW < -tolW {
+		settling := rec.belowW < settledBelow && e.ref.fellW-pW <= tolW
+		if settling || young && e.ref.fellW-pW <= youngK*e.wanW {
+			if !settling {
+				e.youngErr += -pW / 2
+			}
+			e.ref.fellW -= pW
+			e.ref.wRaw, e.ref.tw = used.minW-e.trend(used.tw), used.tw
+			pW = 0
+		}
 	}
 	if abs64(pU) <= tolU && abs64(pW) <= tolW {
 		return e.samePath(used, tolU, tolW, now)
@@ -242,6 +260,9 @@ const (
 	recentMin    = 16
 	recentMax    = 256
 	settledBelow = 3
+	// youngK times the floor's wander (floorwander.go) is how far a floor
+	// may fall as convergence in the first window after a start.
+	youngK = 8
 )
 
 // recentSummary describes the newest samples (recentWindow of them, at

@@ -1,6 +1,7 @@
 package clocksync
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -228,3 +229,33 @@ func TestNthMatchesSort(t *testing.T) {
 }
 
 var _ = provider.Sample{}
+
+// TestQueueAtStartIsNotAPath: the uplink sits behind a queue that builds and
+// drains every few seconds, and is high when the estimator starts. The
+// floors of the first seconds are the queue's, not the path's; their falls
+// in the first window must be followed, not held as path changes, or the
+// offset keeps the queue's level at the start for good.
+func TestQueueAtStartIsNotAPath(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3, 4, 5} {
+		p := &path{rng: rand.New(rand.NewPCG(seed, 9)), offset: time.Second, driftPPM: 15,
+			up: 10 * ms, down: 10 * ms, jitUp: uniform(time.Millisecond), jitDn: uniform(time.Millisecond)}
+		qr := rand.New(rand.NewPCG(seed, 10))
+		const mean, sd, tau = 15e6, 10e6, 4e9 // ns
+		q := 35e6                             // high at the start
+		a := math.Exp(-float64(100*ms) / tau)
+		queue := func(time.Duration) {
+			q = mean + (q-mean)*a + sd*math.Sqrt(1-a*a)*qr.NormFloat64()
+			p.up = 10*ms + time.Duration(max(0, q))
+		}
+		e := newEst(t)
+		_, covered, total := feed(t, e, p, 0, 90*time.Second, 10*time.Second, queue)
+		worst, c2, t2 := feed(t, e, p, 90*time.Second, 4*time.Minute, 0, queue)
+		covered, total = covered+c2, total+t2
+		if worst > 3*ms {
+			t.Errorf("seed %d: worst error %v after 90s, want < 3ms (the queue swings 0-40ms)", seed, worst)
+		}
+		if c := float64(covered) / float64(total); c < 0.99 {
+			t.Errorf("seed %d: bound covers %.2f%% of the error, want >= 99%%", seed, 100*c)
+		}
+	}
+}

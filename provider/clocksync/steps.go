@@ -115,15 +115,16 @@ func (e *Estimator) detectSteps() Event {
 			e.olderDirty = true
 			e.restart(span - skip)
 			e.forgetPaths()
-			e.acquiring = acquireSamples
+			e.acquiring, e.firstAcq = acquireSamples, false
 			e.stats.Jumps++
 			return EventClockJump
 		}
 		// A floor that dropped by itself: the path tracker sees it now
 		// that the run is no longer held out (and a drop this clear is a
-		// path change even while converging); the drift history moves
-		// onto the new floor.
-		if !e.slewing {
+		// path change even while converging, except in the first samples
+		// after a start, whose floors may be a queue's that drains); the
+		// drift history moves onto the new floor.
+		if !e.slewing && !e.firstAcq {
 			e.acquiring = 0
 		}
 		var du, dw int64
@@ -302,7 +303,7 @@ func (e *Estimator) rateShift(span int) {
 	// the reference afresh, and for longer than after a start, as a slew
 	// goes on for as long as it corrects and the drift tracker follows it
 	// bin by bin.
-	e.acquiring = 4 * acquireSamples
+	e.acquiring, e.firstAcq = 4*acquireSamples, false
 	e.slewing = true
 	// The rate just changed: until the drift is fitted again on what
 	// followed, it is known no better than the prior says, and the bound
