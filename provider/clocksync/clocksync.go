@@ -200,6 +200,9 @@ type Estimator struct {
 	segU, segW int     // the current path segment of each direction
 	freshAt    int64   // client time of the first sample after a (re)start
 	firstAcq   bool    // acquiring since a (re)start, not since a clock move
+	lastSent   int64   // client send time of the newest ping answered, stalled or not
+	silentAt   int64   // client time of the first sample after the newest silence
+	silent     bool    // there was one
 	wanU, wanW int64   // floorWander at the last bin of the first window
 	youngErr   int64   // half the falls followed as a young window's convergence
 	kinks      int     // bins in a row whose slope bent away (steps.go)
@@ -301,6 +304,14 @@ func (e *Estimator) Observe(s provider.Sample) error {
 	tc := int64(s.ClientSend) + int64(s.ClientReceive-s.ClientSend)/2
 	u := int64(s.ServerReceive - s.ClientSend)
 	w := int64(s.ClientReceive - s.ServerSend)
+	// A silence is an interruption of the samples that arrive, set aside
+	// or not: the stall gate's own gaps are none (recentGap).
+	// (By the pings answered: a swell answers them late, an interruption
+	// not at all.)
+	if sent := int64(s.ClientSend); e.n > 0 && sent-e.lastSent > e.gapLimit() {
+		e.silentAt, e.silent = tc, true
+	}
+	e.lastSent = max(e.lastSent, int64(s.ClientSend))
 	if e.n > 0 && tc-e.t[e.at(e.n-1)] >= int64(e.cfg.Window) {
 		// Silent for a whole window: whatever happened to the clocks
 		// meanwhile (a step hidden by the outage) cannot be told from the

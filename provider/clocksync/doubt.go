@@ -144,18 +144,22 @@ func (e *Estimator) weighDoubt() Event {
 const gapSamples = 32
 
 // recentGap reports whether the newest samples came after an interruption:
-// a gap between two of the last gapSamples longer than four typical
-// spacings and 100ms.
+// a silence, longer than gapLimit, that ended within the last gapSamples.
+// Samples the stall gate set aside (a queue that swells) end no silence
+// but count as heard: the path was never interrupted.
 func (e *Estimator) recentGap() bool {
-	if e.n < 2 {
+	if e.n < 2 || !e.silent {
 		return false
 	}
-	typical := (e.t[e.at(e.n-1)] - e.t[e.head]) / int64(e.n-1)
-	limit := max(4*typical, int64(100*time.Millisecond))
-	for j := max(1, e.n-gapSamples); j < e.n; j++ {
-		if e.t[e.at(j)]-e.t[e.at(j-1)] > limit {
-			return true
-		}
+	return e.silentAt >= e.t[e.at(max(0, e.n-gapSamples))]
+}
+
+// gapLimit is how long a silence must last to be an interruption: four
+// typical spacings of the window's samples, and at least 100ms.
+func (e *Estimator) gapLimit() int64 {
+	typical := int64(0)
+	if e.n >= 2 {
+		typical = (e.t[e.at(e.n-1)] - e.t[e.head]) / int64(e.n-1)
 	}
-	return false
+	return max(4*typical, int64(100*time.Millisecond))
 }

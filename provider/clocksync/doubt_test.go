@@ -135,3 +135,46 @@ func TestStepShowingInPartsIsTakenBack(t *testing.T) {
 		}
 	}
 }
+
+// TestStallIsNoInterruption: samples the stall gate sets aside (a queue that
+// swells for a second) leave a gap in the window but were heard: only a
+// silence is an interruption, after which floor moves are taken for the
+// path's.
+func TestStallIsNoInterruption(t *testing.T) {
+	tests := []struct {
+		name    string
+		stall   bool // the second's pings come back late (a swell), not at all
+		wantGap bool
+	}{
+		{"swell", true, false},
+		{"silence", false, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &path{rng: rand.New(rand.NewPCG(8, 8)), offset: time.Second, up: 10 * ms, down: 10 * ms,
+				jitUp: uniform(ms), jitDn: uniform(ms)}
+			e := newEst(t)
+			feed(t, e, p, 0, 30*time.Second, 0, nil)
+			for now := 30 * time.Second; now < 31*time.Second; now += 100 * ms {
+				if !tc.stall {
+					continue
+				}
+				s := p.exchange(now)
+				s.ServerReceive += 300 * ms
+				s.ServerSend += 300 * ms
+				s.ClientReceive += 600 * ms
+				if err := e.Observe(s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			stalled := e.Stats().Stalled
+			feed(t, e, p, 31*time.Second, 32*time.Second, 0, nil)
+			if tc.stall && stalled == 0 {
+				t.Fatalf("no sample was set aside as stalled")
+			}
+			if got := e.recentGap(); got != tc.wantGap {
+				t.Errorf("recentGap() = %v, want %v", got, tc.wantGap)
+			}
+		})
+	}
+}
