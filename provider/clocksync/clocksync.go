@@ -197,21 +197,22 @@ type Estimator struct {
 	gatedRun   int
 	gatedSince int64
 
-	segU, segW int     // the current path segment of each direction
-	freshAt    int64   // client time of the first sample after a (re)start
-	firstAcq   bool    // acquiring since a (re)start, not since a clock move
-	lastSent   int64   // client send time of the newest ping answered, stalled or not
-	silentAt   int64   // client time of the first sample after the newest silence
-	silent     bool    // there was one
-	wanU, wanW int64   // floorWander at the last bin of the first window
-	youngErr   int64   // half the falls followed as a young window's convergence
-	kinks      int     // bins in a row whose slope bent away (steps.go)
-	bendErr    int64   // what an unconfirmed bend can have added to the offset
-	bendRate   float64 // how far its rate is from the drift's
-	bendSince  int64   // client time the unconfirmed bend began by, if bending
-	bending    bool
-	dirSlopes  dirSlopes
-	driftHold  int // bins to wait before the drift is refitted
+	segU, segW   int     // the current path segment of each direction
+	freshAt      int64   // client time of the first sample after a (re)start
+	firstAcq     bool    // acquiring since a (re)start, not since a clock move
+	lastSent     int64   // client send time of the newest ping answered, stalled or not
+	silentAt     int64   // client time of the first sample after the newest silence
+	silent       bool    // there was one
+	wanU, wanW   int64   // floorWander at the last bin: fast
+	slowU, slowW int64   // and slow
+	youngErr     int64   // half the falls followed as a young window's convergence
+	kinks        int     // bins in a row whose slope bent away (steps.go)
+	bendErr      int64   // what an unconfirmed bend can have added to the offset
+	bendRate     float64 // how far its rate is from the drift's
+	bendSince    int64   // client time the unconfirmed bend began by, if bending
+	bending      bool
+	dirSlopes    dirSlopes
+	driftHold    int // bins to wait before the drift is refitted
 
 	// The drift tracker: the minimum u and w of each BinDuration of client
 	// time, for the last len(bins) bins, oldest at binHead.
@@ -353,8 +354,8 @@ func (e *Estimator) Observe(s provider.Sample) error {
 		e.last = ev
 	}
 	binDone := e.addToBin(tc, u, w)
-	if binDone && tc-e.freshAt < int64(e.cfg.Window) {
-		e.wanU, e.wanW = e.floorWander() // only the first window's is used
+	if binDone {
+		e.wanU, e.wanW, e.slowU, e.slowW = e.floorWander()
 	}
 	e.sinceFit++
 	if e.sinceFit >= fitEvery(e.n) || binDone || e.last != EventNone {
@@ -414,7 +415,7 @@ func (e *Estimator) startAfresh() {
 	e.markRestart()
 	e.forgetPaths()
 	e.doubt.on = false
-	e.youngErr, e.wanU, e.wanW = 0, 0, 0
+	e.youngErr, e.wanU, e.wanW, e.slowU, e.slowW = 0, 0, 0, 0, 0
 }
 
 // update recomputes the Estimate after a sample at client time now.
@@ -472,6 +473,14 @@ func (e *Estimator) update(now int64) {
 	// A bend not yet confirmed (steps.go) may have moved the offset since
 	// it began; over the newest samples, only what it adds in their span.
 	bound += e.bendErr
+	// Behind a queue that builds and drains the window's floors need not be
+	// its lowest: they sit above them by what the queue kept all window,
+	// which the floors' slow wander hints at; in the first window, as far
+	// again as the queue swings in a few bins.
+	bound += slowWander * (e.slowU + e.slowW)
+	if now-e.freshAt < int64(e.cfg.Window) {
+		bound += youngWander * (e.wanU + e.wanW)
+	}
 	if bound > hard { // (the window's floors are lower: no cap below that)
 		bound = min(bound, e.recentHard(now, theta)+min(e.bendErr, int64(e.bendRate*float64(recentWindow))))
 	}

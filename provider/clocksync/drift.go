@@ -282,14 +282,9 @@ func centre(xs, ys, ws []float64) {
 	}
 }
 
-// spacing returns the mean spacing of the k lowest values of vals above the
-// floor: an estimate of how far the floor can still be above the true one
-// (for a density that is finite at the floor the spacings are exponential
-// with this mean).
-
 // nth returns the k-th smallest of v (0-based), reordering v: Hoare's
 // selection, in place.
-func nth(v []float64, k int) float64 {
+func nth[T int64 | float64](v []T, k int) T {
 	lo, hi := 0, len(v)-1
 	for lo < hi {
 		p := v[(lo+hi)/2]

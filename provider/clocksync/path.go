@@ -263,6 +263,10 @@ const (
 	// youngK times the floor's wander (floorwander.go) is how far a floor
 	// may fall as convergence in the first window after a start.
 	youngK = 8
+	// youngWander times the two floors' wander is added to the bound in the
+	// first window.
+	youngWander = 2
+	slowWander  = 1
 )
 
 // recentSummary describes the newest samples (recentWindow of them, at
