@@ -1,18 +1,16 @@
 package clocksync
 
-import "math"
-
 // floorWander measures how each direction's floor moves between the drift
-// bins of the window (their minima, detrended): fast, the median of the
-// absolute changes from one bin to the next, and slow, the part of the
-// minima's spread that such changes do not explain. On a path with
-// independent jitter the bins' minima scatter about one level, and
-// consecutive ones differ about as much as any two (slow ≈ 0); behind a
-// queue that builds and drains they follow the queue, which moves little
-// from bin to bin and far over the window. The median ignores the one
-// large change a step of the path makes. Zeros with fewer than 3 bins.
+// bins of the window (their minima, detrended): fast, the median change
+// from one bin to the next, and slow, how much more the median change over
+// slowLag bins is. On a path with independent jitter the bins' minima
+// scatter about one level and changes over any lag are alike (slow ≈ 0);
+// behind a queue that builds and drains they follow the queue, which moves
+// little from bin to bin and far over seconds. A step of the path is one
+// large change at each lag, which the medians ignore. Zeros with fewer
+// than 3 bins; slow is zero with fewer than 2·slowLag.
 func (e *Estimator) floorWander() (fastU, fastW, slowU, slowW int64) {
-	var bu, bw, du, dw [numBins]int64
+	var bu, bw [numBins]int64
 	n := 0
 	for k := 0; k < e.binN; k++ {
 		bn := e.bins[(e.binHead+k)%numBins]
@@ -20,34 +18,36 @@ func (e *Estimator) floorWander() (fastU, fastW, slowU, slowW int64) {
 			continue
 		}
 		bu[n], bw[n] = bn.minU-e.trend(bn.tu), bn.minW+e.trend(bn.tw)
-		if n > 0 {
-			du[n-1], dw[n-1] = abs64(bu[n]-bu[n-1]), abs64(bw[n]-bw[n-1])
-		}
 		n++
 	}
 	if n < 3 {
 		return 0, 0, 0, 0
 	}
-	fastU, slowU = wanderOf(bu[:n], du[:n-1])
-	fastW, slowW = wanderOf(bw[:n], dw[:n-1])
+	fastU, slowU = wanderOf(bu[:n])
+	fastW, slowW = wanderOf(bw[:n])
 	return fastU, fastW, slowU, slowW
 }
 
-// wanderOf returns the median of the changes d and the spread of the
-// levels v beyond twice what changes of that size make (for independent
-// values from an exponential, as the minima of many samples are, the median
-// absolute difference of two is 0.69 standard deviations; twice, as the
-// spread of a few dozen such values is itself uncertain by about half).
-func wanderOf(v, d []int64) (fast, slow int64) {
-	fast = nth(d, len(d)/2)
-	var s, ss float64
-	for _, x := range v {
-		f := float64(x - v[0])
-		s += f
-		ss += f * f
+// slowLag is the lag, in bins, of floorWander's slow changes.
+const slowLag = 5
+
+// wanderOf returns the median absolute change of v from one value to the
+// next and how far its median change over slowLag values exceeds 1.5 times
+// that (the margin keeps the medians' own noise out).
+func wanderOf(v []int64) (fast, slow int64) {
+	var d1, dl [numBins]int64
+	for k := 1; k < len(v); k++ {
+		d1[k-1] = abs64(v[k] - v[k-1])
 	}
-	m := s / float64(len(v))
-	varV := ss/float64(len(v)) - m*m
-	iid := float64(fast) / 0.69
-	return fast, int64(math.Sqrt(max(0, varV-2*iid*iid)))
+	for k := slowLag; k < len(v); k++ {
+		dl[k-slowLag] = abs64(v[k] - v[k-slowLag])
+	}
+	n1 := len(v) - 1
+	fast = nth(d1[:n1], n1/2)
+	if len(v) < 2*slowLag {
+		return fast, 0
+	}
+	nl := len(v) - slowLag
+	lag := nth(dl[:nl], nl/2)
+	return fast, max(0, lag-3*fast/2)
 }

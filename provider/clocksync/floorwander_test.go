@@ -25,14 +25,10 @@ func TestFloorWanderTellsAQueueFromJitter(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			v := make([]int64, 30)
-			d := make([]int64, 29)
 			for k := range v {
 				v[k] = int64(tc.level(k))
-				if k > 0 {
-					d[k-1] = abs64(v[k] - v[k-1])
-				}
 			}
-			fast, slow := wanderOf(v, d)
+			fast, slow := wanderOf(v)
 			if slow < int64(tc.slowMin) || slow > int64(tc.slowMax) || fast > int64(tc.fastMax) {
 				t.Errorf("fast %v slow %v, want slow in [%v, %v], fast <= %v",
 					time.Duration(fast), time.Duration(slow), tc.slowMin, tc.slowMax, tc.fastMax)
