@@ -36,18 +36,21 @@
 // too). Path moves must not: the path tracker (path.go)
 // holds the offset across them and the asymmetry term A absorbs the move,
 // and a path that returns to a state seen before takes that state's A
-// back. One floor that falls alone may still be the clock, the other
+// back; only in the first window after a start does a floor that falls
+// through many samples count as converging (a queue at connect draining),
+// as far as the floor wanders. One floor that falls alone may still be the clock, the other
 // side's rise hidden in its jitter: such a fall stays in doubt until the
 // other side's samples decide (doubt.go), and one proved the clock's is
-// taken back as a jump. Floors that move after an interruption (a
-// handover, a re-route) are the path's. Samples far slower than the floor
+// taken back as a jump. Floors that move after an interruption (pings
+// unanswered: a handover, a re-route) are the path's. Samples far slower than the floor
 // (a paused peer) are set aside. The estimator's State says which of these
 // it stands on.
 //
 // The error bound (bound.go) comes from the spacing of the lowest samples in
 // each direction (an estimate of how far the minimum can still be above the
-// true floor), the drift's error over the window, the bins' wander and the
-// uncertainty of every inferred asymmetry — a path change held, a clock
+// true floor), the drift's error over the window, the bins' wander, the
+// floors' slow wander (a queue whose level the window's minimum never
+// reaches; floorwander.go) and the uncertainty of every inferred asymmetry — a path change held, a clock
 // move taken back, a fall in doubt — and is never more than the hard bound
 // that the newest samples give whatever the jitter and the inferences: the
 // offset lies between −(their downlink floor) and their uplink floor.
@@ -305,10 +308,8 @@ func (e *Estimator) Observe(s provider.Sample) error {
 	tc := int64(s.ClientSend) + int64(s.ClientReceive-s.ClientSend)/2
 	u := int64(s.ServerReceive - s.ClientSend)
 	w := int64(s.ClientReceive - s.ServerSend)
-	// A silence is an interruption of the samples that arrive, set aside
-	// or not: the stall gate's own gaps are none (recentGap).
-	// (By the pings answered: a swell answers them late, an interruption
-	// not at all.)
+	// An interruption (recentGap) is pings that went unanswered: a swell
+	// answers them late, and the stall gate's own gaps are none.
 	if sent := int64(s.ClientSend); e.n > 0 && sent-e.lastSent > e.gapLimit() {
 		e.silentAt, e.silent = tc, true
 	}
