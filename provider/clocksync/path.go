@@ -174,6 +174,7 @@ func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 		if settling || young && e.ref.fellU-pU <= youngK*e.wanU {
 			if !settling {
 				e.youngErr += -pU / 2
+				e.suspect(true, -pU, tolW, now)
 			}
 			e.ref.fellU -= pU
 			e.ref.uRaw, e.ref.tu = used.minU+e.trend(used.tu), used.tu
@@ -185,6 +186,7 @@ func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 		if settling || young && e.ref.fellW-pW <= youngK*e.wanW {
 			if !settling {
 				e.youngErr += -pW / 2
+				e.suspect(false, -pW, tolU, now)
 			}
 			e.ref.fellW -= pW
 			e.ref.wRaw, e.ref.tw = used.minW-e.trend(used.tw), used.tw

@@ -259,3 +259,24 @@ func TestQueueAtStartIsNotAPath(t *testing.T) {
 		}
 	}
 }
+
+// TestStepInTheFirstWindowIsAJump: a clock steps by less than the jitter
+// in the first window after a start, when a floor's fall is taken for
+// convergence. The fall is still in doubt, and the other side's rise
+// proves the clock.
+func TestStepInTheFirstWindowIsAJump(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3, 4, 5} {
+		p := &path{rng: rand.New(rand.NewPCG(seed, 11)), offset: time.Second, driftPPM: 19,
+			up: 2 * ms, down: 2 * ms, jitUp: exponential(2 * ms), jitDn: uniform(6 * ms),
+			jumpAt: 35 * time.Second, jumpBy: 2200 * time.Microsecond}
+		e := newEst(t)
+		feed(t, e, p, 0, 90*time.Second, 0, nil)
+		worst, covered, total := feed(t, e, p, 90*time.Second, 5*time.Minute, 0, nil)
+		if worst > 500*time.Microsecond {
+			t.Errorf("seed %d: worst error %v after 90s, want < 0.5ms (stats %+v)", seed, worst, e.Stats())
+		}
+		if c := float64(covered) / float64(total); c < 0.99 {
+			t.Errorf("seed %d: bound covers %.2f%% of the error, want >= 99%%", seed, 100*c)
+		}
+	}
+}
