@@ -2,6 +2,7 @@ package provider
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -190,5 +191,23 @@ func TestSteeredHandsInterpFrames(t *testing.T) {
 	advance(5070 * ms)
 	if len(pol.frames) != 0 {
 		t.Errorf("frames %v after InitializeClient without a snapshot, want none", pol.frames)
+	}
+}
+
+// selectRank agrees with sorting and taking the rank, whatever the order
+// and the duplicates.
+func TestSelectRank(t *testing.T) {
+	for n := 1; n <= 70; n++ {
+		for _, q := range []float64{0, 0.01, 0.5, 0.9, 0.992, 1} {
+			v := make([]time.Duration, n)
+			for i := range v {
+				v[i] = time.Duration((i*7919)%(n/2+1)) * ms // duplicates, shuffled
+			}
+			sorted := slices.Clone(v)
+			slices.Sort(sorted)
+			if got, want := selectRank(v, q), rank(sorted, q); got != want {
+				t.Fatalf("n %d q %v: selectRank = %v, want %v", n, q, got, want)
+			}
+		}
 	}
 }
