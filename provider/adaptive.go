@@ -47,7 +47,7 @@ type AdaptiveConfig struct {
 	// observed. Default (0): one tick.
 	SnapshotInterval time.Duration
 	// InterpWindow is how many frames' interpolation needs
-	// (ObserveInterpNeed) ClientBuffer is sized from, in [256,
+	// (ObserveInterpFrame) ClientBuffer is sized from, in [256,
 	// MaxInterpWindow]. Default: 4096 (68s at 60 frames per second).
 	InterpWindow int
 }
@@ -150,8 +150,9 @@ func (s InterpSource) String() string {
 // raised by the needs' rise while they ramp (the median of each of the
 // last three runs of 128 frames above the one before: a queue filling
 // faster than the buffer moves), plus 0.5ms. Frames in a silence longer
-// than 250ms (an outage) are left out: no delay worth having covers one. The correction
-// absorbs what pings cannot see (a game loop sending an input up to a
+// than 250ms (an outage) are left out: no delay worth having covers one.
+//
+// The lead's correction absorbs what pings cannot see (a game loop sending an input up to a
 // frame after its tick began, its stalls, inputs queued behind other
 // traffic) by the server's feedback: each time a window of FeedbackWindow
 // arrivals newer than the last correction has come in, the lead moves by
