@@ -43,8 +43,13 @@ type AdaptiveConfig struct {
 	// quantiles are taken over, in [16, MaxDelayWindow]. Default: 256.
 	Window int
 	// SnapshotInterval is how often the server sends the state the client
-	// interpolates. Default (0): one tick.
+	// interpolates: ClientBuffer's share of it until snapshots are
+	// observed. Default (0): one tick.
 	SnapshotInterval time.Duration
+	// InterpWindow is how many frames' interpolation needs
+	// (ObserveInterpFrame) ClientBuffer is sized from, in [256,
+	// MaxInterpWindow]. Default: 4096 (68s at 60 frames per second).
+	InterpWindow int
 }
 
 func (c AdaptiveConfig) resolve() (AdaptiveConfig, error) {
@@ -54,11 +59,16 @@ func (c AdaptiveConfig) resolve() (AdaptiveConfig, error) {
 	if c.Window == 0 {
 		c.Window = DefaultDelayWindow
 	}
+	if c.InterpWindow == 0 {
+		c.InterpWindow = DefaultInterpWindow
+	}
 	switch {
 	case !(c.Target > 0.5 && c.Target < 1):
 		return c, fmt.Errorf("%w: adaptive Target %v not in (0.5, 1)", ErrInvalidConfig, c.Target)
 	case c.Window < minDelaySamples || c.Window > MaxDelayWindow:
 		return c, fmt.Errorf("%w: adaptive Window %d not in [%d, %d]", ErrInvalidConfig, c.Window, minDelaySamples, MaxDelayWindow)
+	case c.InterpWindow < minInterpNeeds || c.InterpWindow > MaxInterpWindow:
+		return c, fmt.Errorf("%w: adaptive InterpWindow %d not in [%d, %d]", ErrInvalidConfig, c.InterpWindow, minInterpNeeds, MaxInterpWindow)
 	case c.SnapshotInterval < 0:
 		return c, fmt.Errorf("%w: adaptive SnapshotInterval %v is negative", ErrInvalidConfig, c.SnapshotInterval)
 	}
@@ -93,6 +103,28 @@ func (s AdaptiveState) String() string {
 	return fmt.Sprintf("AdaptiveState(%d)", int(s))
 }
 
+// InterpSource says what an Adaptive policy sizes ClientBuffer from.
+type InterpSource int
+
+const (
+	// InterpFromDelays: the Target quantile of the downlink delays plus
+	// the snapshot interval, until 256 frames' needs have been observed.
+	InterpFromDelays InterpSource = iota
+	// InterpFromNeeds: the frames' interpolation needs (see Adaptive).
+	InterpFromNeeds
+)
+
+// String returns the source's name.
+func (s InterpSource) String() string {
+	switch s {
+	case InterpFromDelays:
+		return "from-delays"
+	case InterpFromNeeds:
+		return "from-needs"
+	}
+	return fmt.Sprintf("InterpSource(%d)", int(s))
+}
+
 // Adaptive is netclock's default BufferPolicy: it sizes both buffers from
 // the one-way delays of each direction, which netclock measures
 // separately (every ping sample, read through the estimate's offset,
@@ -100,11 +132,27 @@ func (s AdaptiveState) String() string {
 // T4−T3+offset), and corrects the lead by the server's feedback.
 //
 //	lead   = Uplink + ServerBuffer = Target quantile of the uplink delays + correction (initially a tick)
-//	delay  = Downlink + ClientBuffer = Target quantile of the downlink delays + SnapshotInterval
+//	delay  = Downlink + ClientBuffer = what the frames' interpolation needed (see below),
+//	         or, until 256 frames were observed, Target quantile of the downlink delays + SnapshotInterval
 //
 // The quantiles are over the last Window samples, so a spike widens the
-// buffers at once and is forgotten after Window samples. The correction
-// absorbs what pings cannot see (a game loop sending an input up to a
+// buffers at once and is forgotten after Window samples.
+//
+// The interpolation delay: a quantile of the downlink delays plus a
+// snapshot interval counts the worst delay and the worst phase together,
+// and misses what pings cannot see (lost snapshots in bursts, the frame
+// that reads them). So once the game reports the snapshots it receives
+// (Steered.ObserveSnapshot), each frame's need is observed directly
+// (InterpFrame: the estimated server time minus the newest stamp
+// received), and the delay is the 1 − 0.8×(1 − Target) quantile of the
+// needs of the last InterpWindow frames (99.2% by default), or of the
+// newest quarter of them if higher (a step up counts within seconds),
+// raised by the needs' rise while they ramp (the median of each of the
+// last three runs of 128 frames above the one before: a queue filling
+// faster than the buffer moves), plus 0.5ms. Frames in a silence longer
+// than 250ms (an outage) are left out: no delay worth having covers one.
+//
+// The lead's correction absorbs what pings cannot see (a game loop sending an input up to a
 // frame after its tick began, its stalls, inputs queued behind other
 // traffic) by the server's feedback: each time a window of FeedbackWindow
 // arrivals newer than the last correction has come in, the lead moves by
@@ -120,9 +168,10 @@ func (s AdaptiveState) String() string {
 // gives back its slack slowly. The aim sits below 1 − Target by what the
 // late fraction wanders around it: stalls make late inputs in bursts.
 //
-// It keeps 2×Window durations and never allocates after NewAdaptive. It is
-// not safe for concurrent use on its own; a Steered provider serializes its
-// calls, so give each one its own.
+// It keeps 2×Window durations per direction and 2×InterpWindow for the
+// interpolation needs (72 KiB by default), and never allocates after
+// NewAdaptive. It is not safe for concurrent use on its own; a Steered
+// provider serializes its calls, so give each one its own.
 type Adaptive struct {
 	cfg              AdaptiveConfig
 	up, down         delayWindow
@@ -136,9 +185,18 @@ type Adaptive struct {
 	haveOff          bool
 	p1s              [slackWindows]time.Duration // the last windows' P1, a ring
 	p1n              int                         // windows seen
+	needs            needWindow
+	interpDelay      time.Duration // the interpolation delay the needs ask
+	interp           InterpSource
+	lastSilence      time.Duration // the last frame's InterpFrame.Silence
+	silentRun        int           // frames added since a snapshot last came
+	outage           bool          // the current silence is an outage
 }
 
-var _ BufferPolicy = (*Adaptive)(nil)
+var (
+	_ BufferPolicy   = (*Adaptive)(nil)
+	_ InterpObserver = (*Adaptive)(nil)
+)
 
 // NewAdaptive returns an Adaptive policy, or an error wrapping
 // ErrInvalidConfig.
@@ -147,7 +205,8 @@ func NewAdaptive(cfg AdaptiveConfig) (*Adaptive, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Adaptive{cfg: cfg, tick: time.Second / 60, up: newDelayWindow(cfg.Window), down: newDelayWindow(cfg.Window)}, nil
+	return &Adaptive{cfg: cfg, tick: time.Second / 60, up: newDelayWindow(cfg.Window), down: newDelayWindow(cfg.Window),
+		needs: newNeedWindow(cfg.InterpWindow)}, nil
 }
 
 // Config returns the configuration in use, defaults filled in.
@@ -170,15 +229,7 @@ func (a *Adaptive) ObserveSample(s Sample, e Estimate) {
 	if !e.Valid || s.Validate() != nil {
 		return
 	}
-	off := e.ServerTime(s.ClientSend) - s.ClientSend
-	if a.haveOff && (off-a.lastOff > offsetStep || a.lastOff-off > offsetStep) {
-		// The estimate stepped (a clock jump followed, a restart): the
-		// delays read through the old offset are wrong. Start the
-		// windows over, keeping the buffers until they refill.
-		a.up.reset()
-		a.down.reset()
-	}
-	a.lastOff, a.haveOff = off, true
+	a.followOffset(e.ServerTime(s.ClientSend) - s.ClientSend)
 	up := s.ServerReceive - e.ServerTime(s.ClientSend)
 	down := e.ServerTime(s.ClientReceive) - s.ServerSend
 	if up < 0 || down < 0 {
@@ -198,6 +249,59 @@ func (a *Adaptive) ObserveSample(s Sample, e Estimate) {
 	}
 	a.upQ, a.downQ = a.up.quantile(a.cfg.Target), a.down.quantile(a.cfg.Target)
 }
+
+// followOffset records the estimate's offset off, and starts the delay
+// and snapshot windows over if it stepped by more than 20ms: what they
+// hold was read through the old offset.
+func (a *Adaptive) followOffset(off time.Duration) {
+	if a.haveOff && (off-a.lastOff > offsetStep || a.lastOff-off > offsetStep) {
+		// The estimate stepped (a clock jump followed, a restart). Keep
+		// the buffers until the windows refill.
+		a.up.reset()
+		a.down.reset()
+		a.needs.reset()
+	}
+	a.lastOff, a.haveOff = off, true
+}
+
+// ObserveInterpFrame implements InterpObserver: it adds a frame's
+// interpolation need, and from 256 frames on sizes ClientBuffer from them
+// (InterpFromNeeds; see Adaptive). The frames of a silence longer than
+// 250ms (or 4 snapshot intervals) are left out, those before it was that
+// long too. An offset step seen by ObserveSample starts the window over
+// (the buffer stays until it refills).
+func (a *Adaptive) ObserveInterpFrame(f InterpFrame, e Estimate) {
+	if e.Valid {
+		a.downlink = e.Downlink
+	}
+	interval := a.cfg.SnapshotInterval
+	if interval == 0 {
+		interval = a.tick
+	}
+	if f.Silence <= a.lastSilence {
+		a.silentRun, a.outage = 0, false // a snapshot came in between
+	}
+	a.lastSilence = f.Silence
+	if f.Silence > max(maxSilence, 4*interval) {
+		if !a.outage {
+			a.needs.drop(a.silentRun)
+			a.outage = true
+			if a.interp == InterpFromNeeds && a.needs.n > 0 {
+				a.interpDelay = a.needs.delay(interpAim * (1 - a.cfg.Target))
+			}
+		}
+		return
+	}
+	a.silentRun++
+	a.needs.add(f.Need)
+	if a.needs.n < minInterpNeeds || (a.interp == InterpFromNeeds && a.needs.since < solveEvery) {
+		return
+	}
+	a.interpDelay, a.interp = a.needs.delay(interpAim*(1-a.cfg.Target)), InterpFromNeeds
+}
+
+// Interp returns what ClientBuffer is sized from.
+func (a *Adaptive) Interp() InterpSource { return a.interp }
 
 // ObserveFeedback corrects the lead by the server's summary f, if it covers
 // at least 32 arrivals, all newer than the last correction (f.Total tells).
@@ -252,15 +356,21 @@ func (a *Adaptive) lastingSlack() time.Duration {
 }
 
 // Buffers returns ServerBuffer and ClientBuffer (see Adaptive); in
-// AdaptiveWarmup, FixedBuffers' defaults.
+// AdaptiveWarmup, FixedBuffers' defaults but for a ClientBuffer sized from
+// snapshots.
 func (a *Adaptive) Buffers(tick time.Duration) (server, client time.Duration) {
 	a.tick = tick
 	if a.state == AdaptiveWarmup {
-		return FixedBuffers{}.Buffers(tick)
+		server, client = FixedBuffers{}.Buffers(tick)
+	} else {
+		interval := a.cfg.SnapshotInterval
+		if interval == 0 {
+			interval = tick
+		}
+		server, client = max(0, a.upQ-a.uplink+a.corr), max(0, a.downQ-a.downlink+interval)
 	}
-	interval := a.cfg.SnapshotInterval
-	if interval == 0 {
-		interval = tick
+	if a.interp == InterpFromNeeds {
+		client = max(0, a.interpDelay-a.downlink)
 	}
-	return max(0, a.upQ-a.uplink+a.corr), max(0, a.downQ-a.downlink+interval)
+	return server, client
 }

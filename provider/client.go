@@ -176,6 +176,18 @@ type Steered struct {
 	// policy's; valid once haveBuf.
 	sb, cb  time.Duration
 	haveBuf bool
+	snaps   snapshotTrack
+}
+
+// snapshotTrack is what a Steered knows of the snapshots the game
+// received (ObserveSnapshot).
+type snapshotTrack struct {
+	newest    time.Duration // the newest stamp received
+	frame     time.Duration // the newest stamp the current frame had
+	recv      time.Duration // Clock when a snapshot was last received
+	frameRecv time.Duration // the same, as the current frame had it
+	have      bool          // newest is valid
+	frameHas  bool          // frame is valid
 }
 
 // SteeredStatus is the state of a Steered provider after its last
@@ -239,6 +251,51 @@ func (c *Steered) ObserveFeedback(f Feedback) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.cfg.Buffers.ObserveFeedback(f)
+}
+
+// ObserveSnapshot tells the provider that the game received the snapshot
+// stamped stamp (the server time of the state it carries) now, by Clock.
+// Call it where the game takes each snapshot it will interpolate (next to
+// interp.Buffer.Add), from any goroutine. From then on, every AdvanceTime
+// hands the BufferPolicy, if it is an InterpObserver (Adaptive is), the
+// previous frame's interpolation need: the estimated server time at that
+// frame minus the newest stamp received by then (a snapshot received at
+// the Clock reading of the frame's AdvanceTime counts for that frame, as
+// one read at the start of the frame). With it, the default policy sizes
+// ClientBuffer from what interpolation actually needed; without it, from
+// the ping delays. The zero Time is ignored.
+func (c *Steered) ObserveSnapshot(stamp nettime.Time) {
+	if stamp.IsZero() {
+		return
+	}
+	d := stamp.Duration()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sn := &c.snaps
+	if !sn.have || d > sn.newest {
+		sn.newest, sn.have = d, true
+	}
+	now := c.cfg.Clock()
+	sn.recv = now
+	if c.haveLast && now <= c.last { // received in the frame that advanced last
+		if !sn.frameHas || d > sn.frame {
+			sn.frame, sn.frameHas = d, true
+		}
+		sn.frameRecv = now
+	}
+}
+
+// observeNeed hands the policy the need of the frame that ended at clock
+// reading now, and starts the next frame with every snapshot received so
+// far. Called with c.mu held, before c.last moves to now.
+func (c *Steered) observeNeed() {
+	sn := &c.snaps
+	if o, ok := c.cfg.Buffers.(InterpObserver); ok && sn.frameHas && c.est.Valid && c.haveLast {
+		o.ObserveInterpFrame(InterpFrame{Need: c.est.ServerTime(c.last) - sn.frame, Silence: c.last - sn.frameRecv}, c.est)
+	}
+	if sn.have {
+		sn.frame, sn.frameHas, sn.frameRecv = sn.newest, true, sn.recv
+	}
 }
 
 // Status returns the state after the last AdvanceTime.
@@ -309,6 +366,8 @@ func (c *Steered) InitializeClient(predicted, server *nettime.Time) {
 	defer c.mu.Unlock()
 	now := c.cfg.Clock()
 	c.last, c.haveLast = now, true
+	// The snapshots so far may be a previous server's (a restart).
+	c.snaps = snapshotTrack{}
 	if !c.est.Valid {
 		*predicted = *server
 		return
@@ -328,6 +387,7 @@ func (c *Steered) AdvanceTime(predicted, server *nettime.Time, dt time.Duration)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.cfg.Clock()
+	c.observeNeed()
 	if c.haveLast {
 		dt = now - c.last
 	}

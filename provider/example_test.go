@@ -113,3 +113,44 @@ func ExampleAdaptive() {
 	// open-loop ServerBuffer 36.7ms ClientBuffer 51.7ms
 	// closed-loop ServerBuffer 37.8ms
 }
+
+// A client telling its provider of the snapshots it receives: the default
+// (adaptive) policy then sizes the interpolation delay from what the frames
+// needed. Here the server sends a snapshot every 20ms tick, and each
+// arrives 60ms after its tick began.
+func ExampleSteered_ObserveSnapshot() {
+	const tick = 20 * time.Millisecond
+	var now time.Duration // the client's clock, moved by hand here
+	policy, err := provider.NewAdaptive(provider.AdaptiveConfig{})
+	if err != nil {
+		panic(err)
+	}
+	c, err := provider.NewSteered(provider.SteeredConfig{Clock: func() time.Duration { return now }, Buffers: policy})
+	if err != nil {
+		panic(err)
+	}
+	// The server clock is 10s ahead of the client's, 30ms away each way.
+	est := provider.Estimate{Valid: true, Offset: 10 * time.Second,
+		Uplink: 30 * time.Millisecond, Downlink: 30 * time.Millisecond}
+	c.SetEstimate(est)
+	predicted, server := nettime.New(50, 0), nettime.New(50, 0)
+	c.InitializeClient(&predicted, &server)
+
+	next := time.Duration(0) // the next snapshot's tick start, server time
+	for range 400 {          // 8s of frames
+		now += tick
+		c.AdvanceTime(&predicted, &server, tick)
+		// The frame reads the snapshots that arrived: each stamped 60ms
+		// before the server clock's reading now, or earlier.
+		for ; next <= est.ServerTime(now)-60*time.Millisecond; next += tick {
+			c.ObserveSnapshot(nettime.New(50, next))
+		}
+	}
+	fmt.Println("sized", policy.Interp())
+	// Server time runs the downlink (30ms) and ClientBuffer behind the
+	// server clock: 60.5ms in all, what the frames needed and a margin.
+	fmt.Println("client buffer", c.Status().ClientBuffer)
+	// Output:
+	// sized from-needs
+	// client buffer 30.5ms
+}

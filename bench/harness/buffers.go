@@ -106,8 +106,12 @@ type netclockAdaptive struct {
 	predicted, server nettime.Time
 }
 
-func (n *netclockAdaptive) Snapshot(_ View, _ time.Duration, fb Feedback) {
-	if n.prov != nil && fb.Arrivals.Count > 0 {
+func (n *netclockAdaptive) Snapshot(_ View, at time.Duration, fb Feedback) {
+	if n.prov == nil {
+		return
+	}
+	n.prov.ObserveSnapshot(nettime.New(TickRate, at))
+	if fb.Arrivals.Count > 0 {
 		n.prov.ObserveFeedback(fb.Arrivals)
 	}
 }

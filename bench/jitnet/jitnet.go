@@ -165,7 +165,14 @@ func (c *Client) OnMessage(m transport.Message) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	_ = c.snaps.Add(m.Stamp, struct{}{}) // duplicates and bad stamps are dropped
+	if c.snaps.Add(m.Stamp, struct{}{}) != nil {
+		return // duplicates and bad stamps are dropped
+	}
+	if c.c != nil {
+		// The provider sizes the interpolation delay from what the
+		// frames needed.
+		c.c.Provider().ObserveSnapshot(m.Stamp)
+	}
 }
 
 // ErrStarted is returned by Start on a Client already started.

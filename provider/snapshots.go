@@ -1,0 +1,172 @@
+package provider
+
+import (
+	"time"
+)
+
+// InterpObserver is implemented by a BufferPolicy that also sizes
+// ClientBuffer from what interpolation actually needed, rather than from
+// ping delays alone. A Steered told of the snapshots the game receives
+// (Steered.ObserveSnapshot) hands its policy, if the policy implements
+// InterpObserver, one InterpFrame per frame; a policy that does not
+// (FixedBuffers, policies written before it) is unaffected. It is an
+// interface of its own so that BufferPolicy implementations keep
+// compiling.
+type InterpObserver interface {
+	// ObserveInterpFrame is called once a frame (AdvanceTime), for the
+	// previous frame, once a snapshot has been received, with the
+	// estimate in use (ClientBuffer is counted from its Downlink).
+	ObserveInterpFrame(f InterpFrame, e Estimate)
+}
+
+// InterpFrame is what one frame's interpolation needed.
+type InterpFrame struct {
+	// Need is the estimated server time at the frame minus the stamp of
+	// the newest snapshot the game had received by then: the smallest
+	// interpolation delay (server time − interpolation time) with which
+	// that frame would have had a snapshot on both sides. Negative if
+	// that snapshot was stamped ahead of the estimated server time.
+	Need time.Duration
+	// Silence is how long (client clock) before the frame the game last
+	// received a snapshot: long in an outage, short while snapshots
+	// arrive, however late.
+	Silence time.Duration
+}
+
+// Defaults and limits of the interpolation window (AdaptiveConfig).
+const (
+	// DefaultInterpWindow is the default number of frames whose
+	// interpolation needs ClientBuffer is sized from: 68s at 60 frames
+	// per second.
+	DefaultInterpWindow = 4096
+	// MaxInterpWindow bounds AdaptiveConfig.InterpWindow (128 KiB).
+	MaxInterpWindow = 1 << 14
+	// minInterpNeeds: below this many frames' needs, ClientBuffer comes
+	// from the ping delays.
+	minInterpNeeds = 256
+	// solveEvery: the delay is taken again every this many frames (a
+	// quarter second at 60 frames per second).
+	solveEvery = 16
+	// interpAim: the starved share aimed at, as a share of 1 − Target:
+	// the window's estimate of it wanders.
+	interpAim = 0.8
+	// recentShare: the newest quarter of the window is also taken on its
+	// own, so that a step up of the needs counts within seconds, not
+	// when it fills 1 − Target of the whole window.
+	recentShare = 4
+	// trendRun: the needs' level is the median of runs of this many
+	// frames; a level that rose over each of the last two runs is a ramp
+	// (a queue filling), and the delay is raised by the smaller rise: by
+	// the time the buffer has moved, the needs have moved on.
+	trendRun = 128
+	// interpMargin: frames whose needs cluster (a steady link, frames
+	// locked to the snapshots' phase) would otherwise sit on the edge of
+	// starving, the timelines tracking their targets within
+	// CorrectionTolerance.
+	interpMargin = 500 * time.Microsecond
+	// maxSilence: the frames of a silence longer than this (or than 4
+	// snapshot intervals) are an outage, not jitter: no interpolation
+	// delay worth having covers it, so they do not count (they would hold
+	// the delay up by the outage's length for a window).
+	maxSilence = 250 * time.Millisecond
+)
+
+// needWindow is a ring of the last frames' interpolation needs, with a
+// scratch copy to take quantiles without allocating.
+type needWindow struct {
+	delayWindow
+	since int // needs added since the last delay
+}
+
+func newNeedWindow(size int) needWindow { return needWindow{delayWindow: newDelayWindow(size)} }
+
+func (w *needWindow) reset() {
+	w.delayWindow.reset()
+	w.since = 0
+}
+
+func (w *needWindow) add(d time.Duration) {
+	w.delayWindow.add(d)
+	w.since++
+}
+
+// drop removes the newest k needs (at most all of them).
+func (w *needWindow) drop(k int) {
+	k = min(k, w.n)
+	w.n -= k
+	w.next = (w.next - k + len(w.ring)) % len(w.ring)
+	w.since = max(0, w.since-k)
+}
+
+// delay returns the interpolation delay for a starved fraction starve:
+// the larger of the needs' 1 − starve quantile over the window and over
+// its newest quarter, plus the needs' rise if they are ramping, plus
+// interpMargin. The window must not be empty.
+func (w *needWindow) delay(starve float64) time.Duration {
+	w.since = 0
+	d := w.quantile(0, w.n, 1-starve)
+	if recent := len(w.ring) / recentShare; w.n >= recent {
+		d = max(d, w.quantile(0, recent, 1-starve))
+	}
+	if w.n >= 3*trendRun {
+		a, b, c := w.quantile(0, trendRun, 0.5), w.quantile(trendRun, trendRun, 0.5), w.quantile(2*trendRun, trendRun, 0.5)
+		d += max(0, min(a-b, b-c))
+	}
+	return d + interpMargin
+}
+
+// quantile returns the q-quantile of n needs, skipping the newest skip;
+// skip+n must not exceed the window's length.
+func (w *needWindow) quantile(skip, n int, q float64) time.Duration {
+	s := w.scratch[:n]
+	size := len(w.ring)
+	for i := range n {
+		s[i] = w.ring[(w.next-1-skip-i+2*size)%size]
+	}
+	return selectRank(s, q)
+}
+
+// selectRank returns the q-quantile (nearest rank, as rank) of the
+// non-empty s, which it reorders: a quickselect, linear on average, since
+// the window is taken again every few frames.
+func selectRank(s []time.Duration, q float64) time.Duration {
+	k := max(0, min(len(s)-1, int(q*float64(len(s))+0.999999999)-1))
+	lo, hi := 0, len(s)-1
+	for lo < hi {
+		// Median of three as the pivot, then a Hoare partition.
+		mid := lo + (hi-lo)/2
+		if s[mid] < s[lo] {
+			s[mid], s[lo] = s[lo], s[mid]
+		}
+		if s[hi] < s[lo] {
+			s[hi], s[lo] = s[lo], s[hi]
+		}
+		if s[hi] < s[mid] {
+			s[hi], s[mid] = s[mid], s[hi]
+		}
+		p := s[mid]
+		i, j := lo, hi
+		for i <= j {
+			for s[i] < p {
+				i++
+			}
+			for s[j] > p {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return s[k]
+		}
+	}
+	return s[k]
+}

@@ -1,0 +1,213 @@
+package provider
+
+import (
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/netclock/netclock/nettime"
+)
+
+func TestNeedWindowDelay(t *testing.T) {
+	tests := []struct {
+		name   string
+		needs  func(i int) time.Duration // the i-th of 1000 frames
+		starve float64
+		want   time.Duration // before interpMargin
+	}{
+		{"steady", constant(30 * ms), 0.01, 30 * ms},
+		// Every 100th frame needs 100ms: 1% of them.
+		{"a 1% tail, 2% allowed", every(100, 100*ms, 20*ms), 0.02, 20 * ms},
+		{"a 1% tail, 0.5% allowed", every(100, 100*ms, 20*ms), 0.005, 100 * ms},
+		// The last 10 frames need 60ms: 1% of the window, 4% of its
+		// newest quarter.
+		{"a step up counts from the newest quarter", from(990, 60*ms, 20*ms), 0.01, 60 * ms},
+		// 0.1ms more each frame: the newest quarter's 99th percentile
+		// (frame 997: 99.7ms) and the rise of the medians of the last
+		// three runs of 128 (frames 679, 807, 935: 12.8ms each).
+		{"a ramp", func(i int) time.Duration { return time.Duration(i) * ms / 10 }, 0.01, 99700*time.Microsecond + 12800*time.Microsecond},
+		// One rise of the median is a step, not a ramp.
+		{"a step is not a ramp", from(900, 60*ms, 20*ms), 0.01, 60 * ms},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newNeedWindow(1000)
+			for i := range 1000 {
+				w.add(tc.needs(i))
+			}
+			if got := w.delay(tc.starve); got != tc.want+interpMargin {
+				t.Errorf("delay = %v, want %v", got, tc.want+interpMargin)
+			}
+		})
+	}
+}
+
+// every returns d for every n-th frame, else base.
+func every(n int, d, base time.Duration) func(int) time.Duration {
+	return func(i int) time.Duration {
+		if i%n == n-1 {
+			return d
+		}
+		return base
+	}
+}
+
+// from returns d from frame k on, else base.
+func from(k int, d, base time.Duration) func(int) time.Duration {
+	return func(i int) time.Duration {
+		if i >= k {
+			return d
+		}
+		return base
+	}
+}
+
+func TestAdaptiveSizesInterpFromNeeds(t *testing.T) {
+	const tick = time.Second / 60
+	e := Estimate{Valid: true, Uplink: 20 * ms, Downlink: 30 * ms}
+	frame := func(need, silence time.Duration) InterpFrame { return InterpFrame{Need: need, Silence: silence} }
+	type step struct {
+		n      int
+		frame  func(i int) InterpFrame
+		source InterpSource
+		client time.Duration
+	}
+	steady := func(int) InterpFrame { return frame(50*ms, 0) }
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"from the delays until 256 frames", []step{
+			{255, steady, InterpFromDelays, tick}, // the downlink's quantile (its floor) + a snapshot interval
+			{1, steady, InterpFromNeeds, 20*ms + interpMargin},
+		}},
+		// 1.2s without a snapshot: the frames of the outage are left out,
+		// those before it was 250ms long too.
+		{"an outage does not count", []step{
+			{300, steady, InterpFromNeeds, 20*ms + interpMargin},
+			{72, func(i int) InterpFrame { return frame(50*ms+time.Duration(i)*tick, time.Duration(i)*tick) }, InterpFromNeeds, 20*ms + interpMargin},
+			{300, steady, InterpFromNeeds, 20*ms + interpMargin},
+		}},
+		// 100ms without a snapshot, every 2s: lost snapshots to cover.
+		{"a short silence counts", []step{
+			{2400, func(i int) InterpFrame {
+				if k := i % 120; k < 6 {
+					return frame(50*ms+time.Duration(k)*tick, time.Duration(k)*tick)
+				}
+				return steady(i)
+			}, InterpFromNeeds, 20*ms + 5*tick + interpMargin},
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a, _ := NewAdaptive(AdaptiveConfig{})
+			for i := range 20 {
+				a.ObserveSample(sampleWith(time.Duration(i)*100*ms, 0, 20*ms, 30*ms), e)
+			}
+			for j, st := range tc.steps {
+				for i := range st.n {
+					a.ObserveInterpFrame(st.frame(i), e)
+				}
+				_, client := a.Buffers(tick)
+				if diff := cmp.Diff([]any{st.source, st.client}, []any{a.Interp(), client}); diff != "" {
+					t.Errorf("step %d: source, client buffer (-want +got):\n%s", j, diff)
+				}
+			}
+		})
+	}
+}
+
+func TestAdaptiveInterpWindowValidation(t *testing.T) {
+	for _, w := range []int{-1, minInterpNeeds - 1, MaxInterpWindow + 1} {
+		if _, err := NewAdaptive(AdaptiveConfig{InterpWindow: w}); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("InterpWindow %d: error = %v, want ErrInvalidConfig", w, err)
+		}
+	}
+}
+
+func TestAdaptiveInterpDoesNotAllocate(t *testing.T) {
+	a, _ := NewAdaptive(AdaptiveConfig{})
+	i := 0
+	allocs := testing.AllocsPerRun(5000, func() {
+		i++
+		a.ObserveInterpFrame(InterpFrame{Need: time.Duration(i%13) * ms}, Estimate{Valid: true})
+		a.Buffers(16 * ms)
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per frame, want 0", allocs)
+	}
+}
+
+// framesPolicy records the frames a Steered hands it.
+type framesPolicy struct {
+	FixedBuffers
+	frames []InterpFrame
+}
+
+func (p *framesPolicy) ObserveInterpFrame(f InterpFrame, _ Estimate) { p.frames = append(p.frames, f) }
+
+// The need handed for a frame counts the snapshots received before it
+// advanced, and at its clock reading (read at the start of the frame),
+// not those received after.
+func TestSteeredHandsInterpFrames(t *testing.T) {
+	pol := &framesPolicy{}
+	c, clk := newTestClient(t, SteeredConfig{Buffers: pol})
+	c.SetEstimate(Estimate{Valid: true, Offset: time.Second}) // server = client + 1s
+	p, s := nettime.New(rate, 0), nettime.New(rate, 0)
+	c.InitializeClient(&p, &s) // at 5s
+	at := func(d time.Duration) nettime.Time { return nettime.New(rate, d) }
+	advance := func(to time.Duration) {
+		clk.now = to
+		c.AdvanceTime(&p, &s, 0)
+	}
+
+	advance(5010 * ms)                // frame 1: no snapshot yet
+	c.ObserveSnapshot(at(5960 * ms))  // read in frame 1
+	c.ObserveSnapshot(at(5950 * ms))  // an older one, reordered
+	c.ObserveSnapshot(nettime.Time{}) // ignored
+	advance(5020 * ms)                // frame 2: hands frame 1's
+	advance(5030 * ms)                // frame 3: hands frame 2's
+	clk.now = 5035 * ms               // between frames
+	c.ObserveSnapshot(at(5990 * ms))  // for frame 4 on
+	advance(5040 * ms)                // frame 4: hands frame 3's
+	advance(5050 * ms)                // hands frame 4's
+	want := []InterpFrame{
+		{Need: 6010*ms - 5960*ms, Silence: 0},
+		{Need: 6020*ms - 5960*ms, Silence: 10 * ms},
+		{Need: 6030*ms - 5960*ms, Silence: 20 * ms},
+		{Need: 6040*ms - 5990*ms, Silence: 5 * ms},
+	}
+	if diff := cmp.Diff(want, pol.frames); diff != "" {
+		t.Errorf("frames (-want +got):\n%s", diff)
+	}
+
+	// A reinitialization (a restarted server) forgets the snapshots.
+	c.InitializeClient(&p, &s)
+	pol.frames = nil
+	advance(5060 * ms)
+	advance(5070 * ms)
+	if len(pol.frames) != 0 {
+		t.Errorf("frames %v after InitializeClient without a snapshot, want none", pol.frames)
+	}
+}
+
+// selectRank agrees with sorting and taking the rank, whatever the order
+// and the duplicates.
+func TestSelectRank(t *testing.T) {
+	for n := 1; n <= 70; n++ {
+		for _, q := range []float64{0, 0.01, 0.5, 0.9, 0.992, 1} {
+			v := make([]time.Duration, n)
+			for i := range v {
+				v[i] = time.Duration((i*7919)%(n/2+1)) * ms // duplicates, shuffled
+			}
+			sorted := slices.Clone(v)
+			slices.Sort(sorted)
+			if got, want := selectRank(v, q), rank(sorted, q); got != want {
+				t.Fatalf("n %d q %v: selectRank = %v, want %v", n, q, got, want)
+			}
+		}
+	}
+}
