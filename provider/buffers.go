@@ -117,12 +117,12 @@ func (w *ArrivalWindow) Feedback() Feedback {
 		}
 		f.Late++
 	}
-	f.P1, f.P5, f.P50 = rank(s, 0.01), rank(s, 0.05), rank(s, 0.5)
+	f.P1, f.P5, f.P50 = sortedRank(s, 0.01), sortedRank(s, 0.05), sortedRank(s, 0.5)
 	return f
 }
 
-// rank returns the q-quantile (nearest rank) of the sorted, non-empty s.
-func rank(s []time.Duration, q float64) time.Duration {
+// sortedRank returns the q-quantile (nearest rank) of the sorted, non-empty s.
+func sortedRank(s []time.Duration, q float64) time.Duration {
 	i := int(q*float64(len(s))+0.999999999) - 1
 	return s[max(0, min(len(s)-1, i))]
 }
@@ -152,5 +152,5 @@ func (w *delayWindow) quantile(q float64) time.Duration {
 	s := w.scratch[:w.n]
 	copy(s, w.ring[:w.n])
 	slices.Sort(s)
-	return rank(s, q)
+	return sortedRank(s, q)
 }

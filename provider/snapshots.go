@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"github.com/netclock/netclock/internal/rank"
 	"time"
 )
 
@@ -126,47 +127,9 @@ func (w *needWindow) quantile(skip, n int, q float64) time.Duration {
 	return selectRank(s, q)
 }
 
-// selectRank returns the q-quantile (nearest rank, as rank) of the
+// selectRank returns the q-quantile (nearest rank, as sortedRank) of the
 // non-empty s, which it reorders: a quickselect, linear on average, since
 // the window is taken again every few frames.
 func selectRank(s []time.Duration, q float64) time.Duration {
-	k := max(0, min(len(s)-1, int(q*float64(len(s))+0.999999999)-1))
-	lo, hi := 0, len(s)-1
-	for lo < hi {
-		// Median of three as the pivot, then a Hoare partition.
-		mid := lo + (hi-lo)/2
-		if s[mid] < s[lo] {
-			s[mid], s[lo] = s[lo], s[mid]
-		}
-		if s[hi] < s[lo] {
-			s[hi], s[lo] = s[lo], s[hi]
-		}
-		if s[hi] < s[mid] {
-			s[hi], s[mid] = s[mid], s[hi]
-		}
-		p := s[mid]
-		i, j := lo, hi
-		for i <= j {
-			for s[i] < p {
-				i++
-			}
-			for s[j] > p {
-				j--
-			}
-			if i <= j {
-				s[i], s[j] = s[j], s[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return s[k]
-		}
-	}
-	return s[k]
+	return rank.Nth(s, max(0, min(len(s)-1, int(q*float64(len(s))+0.999999999)-1)))
 }

@@ -205,7 +205,7 @@ func TestSelectRank(t *testing.T) {
 			}
 			sorted := slices.Clone(v)
 			slices.Sort(sorted)
-			if got, want := selectRank(v, q), rank(sorted, q); got != want {
+			if got, want := selectRank(v, q), sortedRank(sorted, q); got != want {
 				t.Fatalf("n %d q %v: selectRank = %v, want %v", n, q, got, want)
 			}
 		}

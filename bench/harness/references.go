@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"github.com/netclock/netclock/internal/rank"
 	"math"
 	"slices"
 	"time"
@@ -262,7 +263,7 @@ func median(v []float64) float64 {
 	if n == 0 {
 		return 0
 	}
-	hi := nth(v, n/2)
+	hi := rank.Nth(v, n/2)
 	if n%2 == 1 {
 		return hi
 	}
@@ -273,47 +274,4 @@ func median(v []float64) float64 {
 		lo = max(lo, x)
 	}
 	return lo + (hi-lo)/2
-}
-
-// nth reorders v so that v[k] is the element a sort would put there, with
-// no larger element before it and no smaller one after it, and returns it.
-func nth(v []float64, k int) float64 {
-	lo, hi := 0, len(v)-1
-	for lo < hi {
-		// Median of three as the pivot.
-		m := lo + (hi-lo)/2
-		if v[m] < v[lo] {
-			v[m], v[lo] = v[lo], v[m]
-		}
-		if v[hi] < v[lo] {
-			v[hi], v[lo] = v[lo], v[hi]
-		}
-		if v[hi] < v[m] {
-			v[hi], v[m] = v[m], v[hi]
-		}
-		p := v[m]
-		i, j := lo, hi
-		for i <= j {
-			for v[i] < p {
-				i++
-			}
-			for v[j] > p {
-				j--
-			}
-			if i <= j {
-				v[i], v[j] = v[j], v[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return v[k]
-		}
-	}
-	return v[k]
 }

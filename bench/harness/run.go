@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/netclock/netclock/internal/rank"
 	"math"
 	"time"
 
@@ -472,7 +473,7 @@ func selectQuantile(v []float64, q float64) float64 {
 		return 0
 	}
 	i := int(math.Ceil(q*float64(len(v)))) - 1
-	return nth(v, max(0, min(len(v)-1, i)))
+	return rank.Nth(v, max(0, min(len(v)-1, i)))
 }
 
 // quantile returns the q-quantile of sorted v (nearest rank); 0 if empty.

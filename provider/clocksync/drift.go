@@ -1,6 +1,7 @@
 package clocksync
 
 import (
+	"github.com/netclock/netclock/internal/rank"
 	"math"
 
 	"gonum.org/v1/gonum/stat"
@@ -256,7 +257,7 @@ func (e *Estimator) weigh(start int, floor float64, weighted bool) {
 		ws[j] -= floor
 		e.tmp = append(e.tmp, ws[j])
 	}
-	scale := max(4*nth(e.tmp, min(len(e.tmp)-1, max(1, len(e.tmp)/8))), 20e-6)
+	scale := max(4*rank.Nth(e.tmp, min(len(e.tmp)-1, max(1, len(e.tmp)/8))), 20e-6)
 	for j := range ws {
 		q := ws[j] / scale
 		ws[j] = 1 / (1 + q*q)
@@ -280,38 +281,6 @@ func centre(xs, ys, ws []float64) {
 		xs[j] -= mx
 		ys[j] -= my
 	}
-}
-
-// nth returns the k-th smallest of v (0-based), reordering v: Hoare's
-// selection, in place.
-func nth[T int64 | float64](v []T, k int) T {
-	lo, hi := 0, len(v)-1
-	for lo < hi {
-		p := v[(lo+hi)/2]
-		i, j := lo, hi
-		for i <= j {
-			for v[i] < p {
-				i++
-			}
-			for v[j] > p {
-				j--
-			}
-			if i <= j {
-				v[i], v[j] = v[j], v[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return v[k]
-		}
-	}
-	return v[k]
 }
 
 // dirSlopes are each direction's slope and standard error from the last

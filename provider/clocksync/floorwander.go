@@ -1,5 +1,7 @@
 package clocksync
 
+import "github.com/netclock/netclock/internal/rank"
+
 // floorWander measures how each direction's floor moves between the drift
 // bins of the window (their minima, detrended): fast, the median change
 // from one bin to the next, and slow, how much more the median change over
@@ -43,11 +45,11 @@ func wanderOf(v []int64) (fast, slow int64) {
 		dl[k-slowLag] = abs64(v[k] - v[k-slowLag])
 	}
 	n1 := len(v) - 1
-	fast = nth(d1[:n1], n1/2)
+	fast = rank.Nth(d1[:n1], n1/2)
 	if len(v) < 2*slowLag {
 		return fast, 0
 	}
 	nl := len(v) - slowLag
-	lag := nth(dl[:nl], nl/2)
+	lag := rank.Nth(dl[:nl], nl/2)
 	return fast, max(0, lag-3*fast/2)
 }

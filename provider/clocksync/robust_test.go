@@ -3,7 +3,6 @@ package clocksync
 import (
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 	"time"
 
@@ -208,22 +207,6 @@ func TestStates(t *testing.T) {
 		StateHeld: "held", StateStalled: "stalled", State(9): "State(9)"} {
 		if got := s.String(); got != want {
 			t.Errorf("String() = %q, want %q", got, want)
-		}
-	}
-}
-
-func TestNthMatchesSort(t *testing.T) {
-	r := rand.New(rand.NewPCG(9, 9))
-	for range 2000 {
-		v := make([]float64, 1+r.IntN(70))
-		for i := range v {
-			v[i] = float64(r.IntN(20)) // ties too
-		}
-		k := r.IntN(len(v))
-		sorted := slices.Clone(v)
-		slices.Sort(sorted)
-		if got := nth(v, k); got != sorted[k] {
-			t.Fatalf("nth(%v, %d) = %v, want %v", sorted, k, got, sorted[k])
 		}
 	}
 }
