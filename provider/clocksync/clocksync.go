@@ -355,7 +355,9 @@ func (e *Estimator) Observe(s provider.Sample) error {
 		e.last = ev
 	}
 	binDone := e.addToBin(tc, u, w)
-	if binDone {
+	// The floors' wander moves over many bins: every wanderEvery bins is
+	// enough once the first window is over (it is Observe's costliest part).
+	if binDone && (tc-e.freshAt < int64(e.cfg.Window) || e.binsDone%wanderEvery == 0) {
 		e.wanU, e.wanW, e.slowU, e.slowW = e.floorWander()
 	}
 	e.sinceFit++

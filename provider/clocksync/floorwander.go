@@ -30,8 +30,13 @@ func (e *Estimator) floorWander() (fastU, fastW, slowU, slowW int64) {
 	return fastU, fastW, slowU, slowW
 }
 
-// slowLag is the lag, in bins, of floorWander's slow changes.
-const slowLag = 5
+const (
+	// slowLag is the lag, in bins, of floorWander's slow changes.
+	slowLag = 5
+	// wanderEvery is how often, in bins, floorWander is taken again after
+	// the first window.
+	wanderEvery = 4
+)
 
 // wanderOf returns the median absolute change of v from one value to the
 // next and how far its median change over slowLag values exceeds 1.5 times
