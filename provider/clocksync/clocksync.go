@@ -468,7 +468,7 @@ func (e *Estimator) update(now int64) {
 	// all follow it, they bound that reading too.
 	var doubtErr int64
 	if e.doubt.on {
-		doubtErr = e.doubt.size / 2
+		doubtErr = e.doubt.size
 		if now-e.doubt.last > recentWindow {
 			bound, doubtErr = bound+doubtErr, 0
 		}

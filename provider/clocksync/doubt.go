@@ -31,6 +31,8 @@ type doubt struct {
 	// The samples stopped for a while just before: an interruption, as in
 	// a handover or a re-route, which moves the path, not the clock.
 	gap bool
+	// The other side rose as a clock step makes it, after an interruption.
+	clockLike bool
 }
 
 // doubtNoise scales the noise of the other side's minimum over k samples,
@@ -53,7 +55,7 @@ func (e *Estimator) suspect(fellU bool, size, tol, now int64) {
 			return
 		}
 		// Still undecided: it stays a possibility.
-		e.asymErr += e.doubt.size
+		e.asymErr += 2 * e.doubt.size
 	}
 	d := doubt{on: true, fellU: fellU, size: size, tol: tol, at: now, from: now, last: now, parts: 1, gap: e.recentGap()}
 	// The other side is measured from its floor before its own change, if
@@ -106,7 +108,7 @@ func (e *Estimator) weighDoubt() Event {
 	noise := doubtNoise * int64(max(1, e.n/k)) * sp
 	if rise < d.size-prec {
 		if rise < d.size/2 || k >= recentMin {
-			d.on = false
+			e.endDoubt()
 		}
 		return EventNone
 	}
@@ -117,13 +119,19 @@ func (e *Estimator) weighDoubt() Event {
 	// (suspect). After that, it is.
 	if rise > d.size+prec+noise {
 		if e.t[e.at(e.n-1)]-d.last > recentWindow {
-			d.on = false
+			e.endDoubt()
 		}
 		return EventNone
 	}
 	// Both readings must be told apart: the rise beyond what the floors'
 	// precision and the noise allow without it.
-	if k < recentMin || noise > d.size/4 || prec > d.size/2 || rise < d.size/2 || d.gap {
+	if k < recentMin || noise > d.size/4 || prec > d.size/2 || rise < d.size/2 {
+		return EventNone
+	}
+	if d.gap {
+		// The clock's reading, overruled by the interruption: should the
+		// doubt end, A keeps it as its error.
+		d.clockLike = true
 		return EventNone
 	}
 	// The other side rose with the fall: the clock stepped. Take the path
@@ -162,4 +170,18 @@ func (e *Estimator) gapLimit() int64 {
 		typical = (e.t[e.at(e.n-1)] - e.t[e.head]) / int64(e.n-1)
 	}
 	return max(4*typical, int64(100*time.Millisecond))
+}
+
+// endDoubt ends a doubt the other side's samples took for the path; one
+// the clock's reading matched but an interruption overruled stays A's
+// error.
+func (e *Estimator) endDoubt() {
+	if e.doubt.clockLike {
+		// Into the reference state and the episode too: a path change
+		// measures A's error from there.
+		e.asymErr += 2 * e.doubt.size
+		e.ref.asymErr += 2 * e.doubt.size
+		e.episode.asymErr += 2 * e.doubt.size
+	}
+	e.doubt.on = false
 }

@@ -178,3 +178,24 @@ func TestStallIsNoInterruption(t *testing.T) {
 		})
 	}
 }
+
+// TestStepAfterSilenceStaysInTheBound: the client clock steps back by less
+// than the round trip right after a second of lost pings. The floors move
+// equally and oppositely, as a clock makes them, but after an interruption
+// that is read as the path (a handover moves the floors too): the offset
+// is held, and the bound must keep the clock's reading for as long as
+// that lasts.
+func TestStepAfterSilenceStaysInTheBound(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3} {
+		p := &path{rng: rand.New(rand.NewPCG(seed, 12)), offset: time.Second, driftPPM: -42,
+			up: 47 * ms, down: 47 * ms, jitUp: uniform(ms), jitDn: exponential(3 * ms),
+			jumpAt: 61*time.Second + 30*ms, jumpBy: -57 * ms}
+		e := newEst(t)
+		feed(t, e, p, 0, 60*time.Second, 0, nil)
+		// 60-61 s: every ping lost.
+		_, covered, total := feed(t, e, p, 61*time.Second, 5*time.Minute, 0, nil)
+		if c := float64(covered) / float64(total); c < 0.99 {
+			t.Errorf("seed %d: bound covers %.2f%% of the error, want >= 99%% (stats %+v)", seed, 100*c, e.Stats())
+		}
+	}
+}
