@@ -168,30 +168,11 @@ func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 	// behind a queue that builds and drains they fall, in many samples, as
 	// far as the queue swings from bin to bin. Follow that too, and keep
 	// half of it in the bound: it may have been the path after all.
-	young := now-e.freshAt < int64(e.cfg.Window)
-	if pU < -tolU {
-		settling := rec.belowU < settledBelow && e.ref.fellU-pU <= tolU
-		if settling || young && e.ref.fellU-pU <= youngK*e.wanU {
-			if !settling {
-				e.youngErr += -pU / 2
-				e.suspect(true, -pU, tolW, now)
-			}
-			e.ref.fellU -= pU
-			e.ref.uRaw, e.ref.tu = used.minU+e.trend(used.tu), used.tu
-			pU = 0
-		}
+	if pU < -tolU && e.followFall(true, pU, rec.belowU, tolU, tolW, used, now) {
+		pU = 0
 	}
-	if pW < -tolW {
-		settling := rec.belowW < settledBelow && e.ref.fellW-pW <= tolW
-		if settling || young && e.ref.fellW-pW <= youngK*e.wanW {
-			if !settling {
-				e.youngErr += -pW / 2
-				e.suspect(false, -pW, tolU, now)
-			}
-			e.ref.fellW -= pW
-			e.ref.wRaw, e.ref.tw = used.minW-e.trend(used.tw), used.tw
-			pW = 0
-		}
+	if pW < -tolW && e.followFall(false, pW, rec.belowW, tolW, tolU, used, now) {
+		pW = 0
 	}
 	if abs64(pU) <= tolU && abs64(pW) <= tolW {
 		return e.samePath(used, tolU, tolW, now)
@@ -254,6 +235,34 @@ func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 	return EventPathChange
 }
 
+// followFall reports whether a fall p (< 0) of the uplink's floor (u) or
+// the downlink's, seen by below of the newest samples, is the floor
+// converging (see trackPath), and if so moves the reference onto it. One
+// followed only because the window is young stays in doubt and, by half,
+// in the bound.
+func (e *Estimator) followFall(u bool, p int64, below int, tol, tolOther int64, used scanned, now int64) bool {
+	fell, wander := &e.ref.fellW, e.wanW
+	if u {
+		fell, wander = &e.ref.fellU, e.wanU
+	}
+	settling := below < settledBelow && *fell-p <= tol
+	young := now-e.freshAt < int64(e.cfg.Window) && *fell-p <= youngK*wander
+	if !settling && !young {
+		return false
+	}
+	if !settling {
+		e.youngErr += -p / 2
+		e.suspect(u, -p, tolOther, now)
+	}
+	*fell -= p
+	if u {
+		e.ref.uRaw, e.ref.tu = used.minU+e.trend(used.tu), used.tu
+	} else {
+		e.ref.wRaw, e.ref.tw = used.minW-e.trend(used.tw), used.tw
+	}
+	return true
+}
+
 // recentWindow is the stretch of newest samples whose floors tell a clock
 // move from a path move; settledBelow of them below a floor's reference
 // make its fall a change rather than the minimum settling.
@@ -265,8 +274,8 @@ const (
 	// youngK times the floor's wander (floorwander.go) is how far a floor
 	// may fall as convergence in the first window after a start.
 	youngK = 8
-	// youngWander times the two floors' wander is added to the bound in the
-	// first window.
+	// youngWander times the two floors' bin-to-bin wander is added to the
+	// bound in the first window, slowWander times their slow wander always.
 	youngWander = 2
 	slowWander  = 1
 )
