@@ -253,6 +253,10 @@ func (c *Steered) ObserveFeedback(f Feedback) {
 	c.cfg.Buffers.ObserveFeedback(f)
 }
 
+// maxStampAhead is how far past the estimated server time a snapshot's
+// stamp may be and still count: the estimate's error, with room to spare.
+const maxStampAhead = time.Second
+
 // ObserveSnapshot tells the provider that the game received the snapshot
 // stamped stamp (the server time of the state it carries) now, by Clock.
 // Call it where the game takes each snapshot it will interpolate (next to
@@ -263,7 +267,10 @@ func (c *Steered) ObserveFeedback(f Feedback) {
 // the Clock reading of the frame's AdvanceTime counts for that frame, as
 // one read at the start of the frame). With it, the default policy sizes
 // ClientBuffer from what interpolation actually needed; without it, from
-// the ping delays. The zero Time is ignored.
+// the ping delays. The zero Time is ignored, and so is a stamp more than
+// a second past the estimated server time (no snapshot is stamped after
+// it is sent): one absurd stamp would otherwise stand as the newest for
+// good.
 func (c *Steered) ObserveSnapshot(stamp nettime.Time) {
 	if stamp.IsZero() {
 		return
@@ -271,11 +278,14 @@ func (c *Steered) ObserveSnapshot(stamp nettime.Time) {
 	d := stamp.Duration()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	now := c.cfg.Clock()
+	if c.est.Valid && d > c.est.ServerTime(now)+maxStampAhead {
+		return
+	}
 	sn := &c.snaps
 	if !sn.have || d > sn.newest {
 		sn.newest, sn.have = d, true
 	}
-	now := c.cfg.Clock()
 	sn.recv = now
 	if c.haveLast && now <= c.last { // received in the frame that advanced last
 		if !sn.frameHas || d > sn.frame {

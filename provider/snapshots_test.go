@@ -211,3 +211,26 @@ func TestSelectRank(t *testing.T) {
 		}
 	}
 }
+
+// A stamp an hour past the server's clock (a corrupt or hostile one) is
+// not the newest snapshot: the needs that follow come from real ones.
+func TestSteeredIgnoresStampsFromTheFuture(t *testing.T) {
+	pol := &framesPolicy{}
+	c, clk := newTestClient(t, SteeredConfig{Buffers: pol})
+	c.SetEstimate(Estimate{Valid: true, Offset: time.Second}) // server = client + 1s
+	p, s := nettime.New(rate, 0), nettime.New(rate, 0)
+	c.InitializeClient(&p, &s) // at 5s
+	at := func(d time.Duration) nettime.Time { return nettime.New(rate, d) }
+	advance := func(to time.Duration) {
+		clk.now = to
+		c.AdvanceTime(&p, &s, 0)
+	}
+	advance(5010 * ms)
+	c.ObserveSnapshot(at(5960 * ms))
+	c.ObserveSnapshot(at(6010*ms + time.Hour))
+	advance(5020 * ms)
+	want := []InterpFrame{{Need: 6010*ms - 5960*ms}}
+	if diff := cmp.Diff(want, pol.frames); diff != "" {
+		t.Errorf("frames (-want +got):\n%s", diff)
+	}
+}
