@@ -295,6 +295,11 @@ func (e *Estimator) rateShift(span int) {
 		e.binN--
 	}
 	e.binsDone = e.binN
+	// What showed the shift measures the new rate: take it now rather than
+	// when the drift tracker has bins enough to fit it.
+	if dr, ok := e.shiftRate(span); ok {
+		e.adoptRate(dr, e.t[e.at(e.n-1)])
+	}
 	// (The path tracker can have taken the start of the slew for a path
 	// change up to a recent window before the rise showed.)
 	e.undoPathChangesSince(since - recentWindow)

@@ -1,0 +1,74 @@
+package clocksync
+
+import "math"
+
+// A slew that starts or ends is seen seconds after it began, and the drift
+// tracker then needs a few bins of what followed before it fits the new
+// rate: meanwhile the window, detrended at the old rate, tilts the floors
+// and the offset by the rate's change over it. The samples that showed the
+// shift already measure the new rate: their lower envelope rises in one
+// direction as fast as it falls in the other.
+
+// shiftChunks is how many stretches the samples since a shift are cut into
+// to measure the rate on their minima.
+const shiftChunks = 4
+
+// shiftRate returns how far the rate of the newest span samples' lower
+// envelope differs from the drift: the slopes of the two directions'
+// stretch minima, each fitted by least squares through the minima's own
+// times, combined as the clock moves them (oppositely). ok is false when
+// the directions disagree in sign or the span is too short to say.
+func (e *Estimator) shiftRate(span int) (dr float64, ok bool) {
+	if span < 4*shiftChunks {
+		return 0, false
+	}
+	var su, sw [2][shiftChunks]float64 // (time, value) of each stretch's minimum
+	for c := range shiftChunks {
+		from := e.n - span + c*span/shiftChunks
+		to := e.n - span + (c+1)*span/shiftChunks
+		s := e.scan(from, to)
+		su[0][c], su[1][c] = float64(s.tu), float64(s.minU)
+		sw[0][c], sw[1][c] = float64(s.tw), float64(s.minW)
+	}
+	a, okU := slopeOf(su[0][:], su[1][:])
+	b, okW := slopeOf(sw[0][:], sw[1][:])
+	if !okU || !okW || (a > 0) == (b > 0) {
+		return 0, false
+	}
+	dr = (a - b) / 2
+	return max(-maxShift, min(maxShift, dr)), true
+}
+
+// slopeOf is the least-squares slope of ys over xs.
+func slopeOf(xs, ys []float64) (float64, bool) {
+	var mx, my float64
+	for i := range xs {
+		mx += xs[i]
+		my += ys[i]
+	}
+	n := float64(len(xs))
+	mx, my = mx/n, my/n
+	var sxy, sxx float64
+	for i := range xs {
+		sxy += (xs[i] - mx) * (ys[i] - my)
+		sxx += (xs[i] - mx) * (xs[i] - mx)
+	}
+	if sxx == 0 || math.IsNaN(sxy) {
+		return 0, false
+	}
+	return sxy / sxx, true
+}
+
+// adoptRate moves the drift by dr and detrends the window again at it.
+func (e *Estimator) adoptRate(dr float64, now int64) {
+	e.r += dr
+	e.t0 = now
+	e.doubt.minOK = false
+	e.olderDirty = true
+	for k := 0; k < e.n; k++ {
+		i := e.at(k)
+		tr := e.trend(e.t[i])
+		e.ud[i] = e.u[i] - tr
+		e.wd[i] = e.w[i] + tr
+	}
+}

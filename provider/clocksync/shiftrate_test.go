@@ -1,0 +1,45 @@
+package clocksync
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// TestShiftTakesTheNewRateAtOnce: when a slew starts, the samples that
+// show it already measure the new rate. The drift takes it at the clock
+// shift itself, not seconds later when the drift tracker has bins enough,
+// and the error over the next 10 s stays under what the old rate would
+// have added.
+func TestShiftTakesTheNewRateAtOnce(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		p := &path{rng: rand.New(rand.NewPCG(seed, 17)), offset: 3 * time.Second, driftPPM: 20,
+			up: 9 * ms, down: 9 * ms, jitUp: uniform(2 * ms), jitDn: uniform(2 * ms),
+			slewFrom: 90 * time.Second, slewTo: 10 * time.Minute, slewPPM: 500}
+		e := newEst(t)
+		var shiftAt time.Duration
+		var worst time.Duration
+		for now := time.Duration(0); now < 4*time.Minute; now += 100 * ms {
+			if err := e.Observe(p.exchange(now)); err != nil {
+				t.Fatal(err)
+			}
+			if shiftAt == 0 && now > p.slewFrom && e.LastEvent() == EventClockShift {
+				shiftAt = now
+				if got, want := e.Estimate().DriftPPM, p.driftPPM+p.slewPPM; math.Abs(got-want) > 60 {
+					t.Errorf("seed %d: drift %.1f ppm at the shift, want %.0f ± 60", seed, got, want)
+				}
+			}
+			if shiftAt != 0 && now > shiftAt && now < shiftAt+10*time.Second {
+				worst = max(worst, abs(errAt(e.Estimate(), p, now+p.up+p.down)))
+			}
+		}
+		if shiftAt == 0 {
+			t.Fatalf("seed %d: no clock shift", seed)
+		}
+		if worst > 700*time.Microsecond {
+			t.Errorf("seed %d: error up to %v in the 10 s after the shift, want < 700µs", seed, worst)
+		}
+		t.Logf("seed %d: shift %.1fs after the slew began, worst %v", seed, (shiftAt - p.slewFrom).Seconds(), worst)
+	}
+}
