@@ -26,8 +26,8 @@ func TestShiftTakesTheNewRateAtOnce(t *testing.T) {
 			}
 			if shiftAt == 0 && now > p.slewFrom && e.LastEvent() == EventClockShift {
 				shiftAt = now
-				if got, want := e.Estimate().DriftPPM, p.driftPPM+p.slewPPM; math.Abs(got-want) > 60 {
-					t.Errorf("seed %d: drift %.1f ppm at the shift, want %.0f ± 60", seed, got, want)
+				if got, want := e.Estimate().DriftPPM, p.driftPPM+p.slewPPM; math.Abs(got-want) > 150 {
+					t.Errorf("seed %d: drift %.1f ppm at the shift, want %.0f ± 150", seed, got, want)
 				}
 			}
 			if shiftAt != 0 && now > shiftAt && now < shiftAt+10*time.Second {
@@ -37,8 +37,8 @@ func TestShiftTakesTheNewRateAtOnce(t *testing.T) {
 		if shiftAt == 0 {
 			t.Fatalf("seed %d: no clock shift", seed)
 		}
-		if worst > 700*time.Microsecond {
-			t.Errorf("seed %d: error up to %v in the 10 s after the shift, want < 700µs", seed, worst)
+		if worst > 800*time.Microsecond {
+			t.Errorf("seed %d: error up to %v in the 10 s after the shift, want < 800µs", seed, worst)
 		}
 		t.Logf("seed %d: shift %.1fs after the slew began, worst %v", seed, (shiftAt - p.slewFrom).Seconds(), worst)
 	}

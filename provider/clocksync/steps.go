@@ -72,7 +72,12 @@ func (e *Estimator) detectSteps() Event {
 	// riseHold while it lasts (a slew can take that long to show in the
 	// other floor).
 	look := func(n int) bool { return risen(n) && (n-rc)%(rc*5) == 0 }
-	if !dropped && !look(e.aboveU) && !look(e.aboveW) {
+	// A slew shows as both floors moving apart long before a one-way rise
+	// has lasted riseHold: look for it every rc samples from half that on.
+	early := func(n int) bool {
+		return !risen(n) && n >= rc && n%rc == 0 && e.t[newest]-e.t[e.at(e.n-n)] >= int64(riseHold/2)
+	}
+	if !dropped && !look(e.aboveU) && !look(e.aboveW) && !early(e.aboveU) && !early(e.aboveW) {
 		return EventNone
 	}
 	if dropped {
