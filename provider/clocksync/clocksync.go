@@ -163,6 +163,7 @@ type Estimator struct {
 
 	belowU, belowW int // consecutive samples below the floor
 	aboveU, aboveW int // consecutive samples above it by more than the tolerance
+	mildU, mildW   int // and by more than half of it (a slew's first look)
 	// The drift history was moved onto the risen floor in this run.
 	shiftedU, shiftedW bool
 	riseAtU            int64
@@ -410,7 +411,7 @@ func (e *Estimator) gate(t, rtt int64) bool {
 func (e *Estimator) startAfresh() {
 	e.head, e.n = 0, 0
 	e.olderN, e.olderDirty = 0, true
-	e.belowU, e.belowW, e.aboveU, e.aboveW = 0, 0, 0, 0
+	e.belowU, e.belowW, e.aboveU, e.aboveW, e.mildU, e.mildW = 0, 0, 0, 0, 0, 0
 	e.bound = -1
 	e.binN, e.binsDone, e.cur = 0, 0, bin{}
 	e.gatedRun = 0

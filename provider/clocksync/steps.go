@@ -54,6 +54,8 @@ func (e *Estimator) detectSteps() Event {
 	}
 	count(&e.aboveU, e.ud[newest] > fu+e.riseAtU)
 	count(&e.aboveW, e.wd[newest] > fw+e.riseAtW)
+	count(&e.mildU, e.ud[newest] > fu+riseU/2)
+	count(&e.mildW, e.wd[newest] > fw+riseW/2)
 	// A rise must also last: a queue (bufferbloat) can hold one direction
 	// high for a second or two, a route change stays. Waiting costs
 	// nothing, since a rise cannot drag the minimum.
@@ -74,10 +76,13 @@ func (e *Estimator) detectSteps() Event {
 	look := func(n int) bool { return risen(n) && (n-rc)%(rc*5) == 0 }
 	// A slew shows as both floors moving apart long before a one-way rise
 	// has lasted riseHold: look for it every rc samples from half that on.
+	// (On a milder rise: the floor need not have risen past the jitter.)
 	early := func(n int) bool {
 		return !risen(n) && n >= rc && n%rc == 0 && e.t[newest]-e.t[e.at(e.n-n)] >= int64(riseHold/2)
 	}
-	if !dropped && !look(e.aboveU) && !look(e.aboveW) && !early(e.aboveU) && !early(e.aboveW) {
+	strictLook := !dropped && !look(e.aboveU) && !look(e.aboveW) && (early(e.aboveU) || early(e.aboveW))
+	earlyLook := !dropped && !look(e.aboveU) && !look(e.aboveW) && !strictLook && (early(e.mildU) || early(e.mildW)) && !e.recentGap()
+	if !dropped && !look(e.aboveU) && !look(e.aboveW) && !strictLook && !earlyLook {
 		return EventNone
 	}
 	if dropped {
@@ -103,7 +108,7 @@ func (e *Estimator) detectSteps() Event {
 		k := int64(max(1, span-skip))
 		upU, upW := max(dropU, 4*(riseU/2)/k), max(dropW, 4*(riseW/2)/k)
 		isJump := (a < -dropU && b > upW) || (b < -dropW && a > upU)
-		e.belowU, e.belowW, e.aboveU, e.aboveW = 0, 0, 0, 0
+		e.belowU, e.belowW, e.aboveU, e.aboveW, e.mildU, e.mildW = 0, 0, 0, 0, 0, 0
 		// Equal and opposite within a third (a short span's minimum sits
 		// a little above its floor), and not one side dropping while the
 		// other only wobbles: the mean excess (meanU, meanW) is no
@@ -147,6 +152,9 @@ func (e *Estimator) detectSteps() Event {
 	// floor as fast as it lifts the other, and the falling one is absorbed
 	// sample by sample. Equal and opposite moves are the clock.
 	spanU, spanW := e.aboveU, e.aboveW
+	if earlyLook {
+		spanU, spanW = e.mildU, e.mildW
+	}
 	span := min(max(spanU, spanW), e.n-1)
 	// Each floor now — the newest quarter of the span, at least rc
 	// samples — against the floor before the span: a slew is a ramp, whose
@@ -160,9 +168,12 @@ func (e *Estimator) detectSteps() Event {
 	if span <= e.n/2 && (a < 0) != (b < 0) && abs64(a) > noiseU && abs64(b) > noiseW &&
 		abs64(a+b) <= max(noiseU+noiseW, max(abs64(a), abs64(b))/2) &&
 		float64(abs64(a-b))/2 <= maxShift*float64(e.t[newest]-e.t[e.at(e.n-span)]) &&
-		e.stillRamping(span, q, a, b) {
+		e.stillRamping(span, q, a, b) && (!earlyLook || e.rampsWithin(span, a, b)) {
 		e.rateShift(span)
 		return EventClockShift
+	}
+	if earlyLook || strictLook {
+		return EventNone
 	}
 	// A floor that rose by itself: a queue or a longer path. The window
 	// still holds the old floor, which is right for the offset; the path
@@ -211,6 +222,18 @@ func (e *Estimator) stillRamping(span, q int, a, b int64) bool {
 	du, dw := newU-prevU, newW-prevW
 	return (du > 0) == (a > 0) && abs64(du) >= abs64(a)/16 &&
 		(dw > 0) == (b > 0) && abs64(dw) >= abs64(b)/16
+}
+
+// rampsWithin reports whether both floors moved over the newest span
+// samples as a ramp does, not as a step: the newer half's floors sit past
+// the older half's, each the way its side moved (a, b), by a sixth of it.
+// (A short span's first look: stillRamping needs a longer one.)
+func (e *Estimator) rampsWithin(span int, a, b int64) bool {
+	h := span / 2
+	oldU, oldW := e.minDetrended(e.n-span, e.n-h)
+	newU, newW := e.minDetrended(e.n-h, e.n)
+	du, dw := newU-oldU, newW-oldW
+	return (du > 0) == (a > 0) && 6*abs64(du) >= abs64(a) && (dw > 0) == (b > 0) && 6*abs64(dw) >= abs64(b)
 }
 
 // shiftBins starts a new path segment in each direction that stepped
@@ -290,7 +313,7 @@ func (e *Estimator) restart(keep int) {
 // were taken for are undone.
 func (e *Estimator) rateShift(span int) {
 	e.markRestart()
-	e.belowU, e.belowW, e.aboveU, e.aboveW = 0, 0, 0, 0
+	e.belowU, e.belowW, e.aboveU, e.aboveW, e.mildU, e.mildW = 0, 0, 0, 0, 0, 0
 	e.head = e.at(e.n - span)
 	e.n = span
 	e.olderN, e.olderDirty = 0, true
