@@ -57,7 +57,10 @@ func (e *Estimator) suspect(fellU bool, size, tol, now int64) {
 		// Still undecided: it stays a possibility.
 		e.asymErr += 2 * e.doubt.size
 	}
-	d := doubt{on: true, fellU: fellU, size: size, tol: tol, at: now, from: now, last: now, parts: 1, gap: e.recentGap()}
+	// (A fall further than that direction's floor can fall is no path's,
+	// interruption or not.)
+	d := doubt{on: true, fellU: fellU, size: size, tol: tol, at: now, from: now, last: now, parts: 1,
+		gap: e.recentGap() && e.pathCouldFall(fellU, size)}
 	// The other side is measured from its floor before its own change, if
 	// it changed a moment ago: a step can show first as that side's rise,
 	// taken for a path change, and the fall is then the other half.
@@ -146,6 +149,18 @@ func (e *Estimator) weighDoubt() Event {
 	e.acquiring, e.firstAcq = acquireSamples, false
 	e.stats.Jumps++
 	return EventClockJump
+}
+
+// pathCouldFall reports whether the path can have made the uplink's floor
+// (uFell) or the downlink's fall by size: no further than that direction's
+// whole delay, which is at most (round trip ± (A + its error))/2. A clock
+// step can move a floor by any amount.
+func (e *Estimator) pathCouldFall(uFell bool, size int64) bool {
+	a := e.asym
+	if !uFell {
+		a = -a
+	}
+	return 2*size < e.rttFloor+a+e.asymErr
 }
 
 // gapSamples is how far back recentGap looks for an interruption.

@@ -180,7 +180,7 @@ func TestStallIsNoInterruption(t *testing.T) {
 }
 
 // TestStepAfterSilenceStaysInTheBound: the client clock steps back by less
-// than the round trip right after a second of lost pings. The floors move
+// than the downlink's delay right after a second of lost pings. The floors move
 // equally and oppositely, as a clock makes them, but after an interruption
 // that is read as the path (a handover moves the floors too): the offset
 // is held, and the bound must keep the clock's reading for as long as
@@ -189,13 +189,35 @@ func TestStepAfterSilenceStaysInTheBound(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
 		p := &path{rng: rand.New(rand.NewPCG(seed, 12)), offset: time.Second, driftPPM: -42,
 			up: 47 * ms, down: 47 * ms, jitUp: uniform(ms), jitDn: exponential(3 * ms),
-			jumpAt: 61*time.Second + 30*ms, jumpBy: -57 * ms}
+			jumpAt: 61*time.Second + 30*ms, jumpBy: -40 * ms}
 		e := newEst(t)
 		feed(t, e, p, 0, 60*time.Second, 0, nil)
 		// 60-61 s: every ping lost.
 		_, covered, total := feed(t, e, p, 61*time.Second, 5*time.Minute, 0, nil)
 		if c := float64(covered) / float64(total); c < 0.99 {
 			t.Errorf("seed %d: bound covers %.2f%% of the error, want >= 99%% (stats %+v)", seed, 100*c, e.Stats())
+		}
+	}
+}
+
+// TestStepPastTheFloorIsTheClock: right after a second of lost pings, the
+// client clock steps back by 57 ms on a path of 47 ms each way. Read as
+// the path, the downlink would have got shorter than nothing: however
+// recent the interruption, that is the clock, taken as a jump.
+func TestStepPastTheFloorIsTheClock(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3, 4, 5} {
+		p := &path{rng: rand.New(rand.NewPCG(seed, 12)), offset: time.Second, driftPPM: -42,
+			up: 47 * ms, down: 47 * ms, jitUp: uniform(ms), jitDn: exponential(3 * ms),
+			jumpAt: 61*time.Second + 30*ms, jumpBy: -57 * ms}
+		e := newEst(t)
+		feed(t, e, p, 0, 60*time.Second, 0, nil)
+		// 60-61 s: every ping lost.
+		worst, _, _ := feed(t, e, p, 61*time.Second, 5*time.Minute, 2*time.Minute, nil)
+		if st := e.Stats(); st.Jumps == 0 {
+			t.Errorf("seed %d: no jump (stats %+v)", seed, st)
+		}
+		if worst > 2*ms {
+			t.Errorf("seed %d: worst error %v a minute after the step, want < 2ms", seed, worst)
 		}
 	}
 }

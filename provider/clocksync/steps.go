@@ -118,7 +118,7 @@ func (e *Estimator) detectSteps() Event {
 		// a re-route moves the floors, and a clock steps without one. The
 		// path tracker holds them, in doubt (doubt.go).
 		ma, mb := abs64(a), abs64(b)
-		if isJump && max(ma, mb) < e.rttFloor && e.recentGap() {
+		if isJump && e.pathCouldFall(a < 0, min(ma, mb)) && e.recentGap() {
 			isJump = false
 		}
 		if isJump && abs64(ma-mb) <= max(ma, mb)/3+int64(200*time.Microsecond) {
