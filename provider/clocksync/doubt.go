@@ -42,13 +42,15 @@ const doubtNoise = 6
 // suspect puts a one-sided fall of size at client time now in doubt.
 func (e *Estimator) suspect(fellU bool, size, tol, now int64) {
 	if e.doubt.on {
-		if e.doubt.fellU == fellU && now-e.doubt.at < recentWindow && e.doubt.parts < 4 &&
+		if e.doubt.fellU == fellU && (now-e.doubt.at < recentWindow || 4*size <= e.doubt.size) && e.doubt.parts < 8 &&
 			e.doubt.size > max(2*(2*(e.spU+e.spW)+int64(50*time.Microsecond)), int64(time.Millisecond)) {
 			// The same floor falling further, moments later: one fall
-			// seen in parts (a queue on that side drained meanwhile).
-			// Only after a fall clearly beyond the floors' precision (and
-			// a millisecond): a floor that settles in small steps adds up
-			// to no step.
+			// seen in parts (a queue on that side drained meanwhile);
+			// or by a fraction of the fall, however much later: the new
+			// floor settling, on a jittery path, while the other side's
+			// samples are still deciding. Only after a fall clearly
+			// beyond the floors' precision (and a millisecond): a floor
+			// that settles in small steps adds up to no step.
 			e.doubt.size += size
 			e.doubt.last = now
 			e.doubt.parts++

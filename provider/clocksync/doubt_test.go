@@ -221,3 +221,33 @@ func TestStepPastTheFloorIsTheClock(t *testing.T) {
 		}
 	}
 }
+
+// TestFallSettlingInPartsStaysOneDoubt: after a clock step on a jittery
+// path the falling floor goes on settling lower, in small parts, for longer
+// than a recent window, while the other side's rise takes many samples to
+// show (random:104: a 5.4 ms fall, then 0.3 ms 6.7 s later). A small
+// further fall of the same floor is part of the fall in doubt; a new doubt
+// in its place lost the clock's reading. A large one that late is a change
+// of its own.
+func TestFallSettlingInPartsStaysOneDoubt(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		after     time.Duration
+		size      int64
+		wantSize  int64
+		wantParts int
+	}{
+		{"small, late", 7 * time.Second, int64(300 * time.Microsecond), int64(5700 * time.Microsecond), 2},
+		{"large, late", 7 * time.Second, int64(3 * ms), int64(3 * ms), 1},
+		{"large, soon", 2 * time.Second, int64(3 * ms), int64(8400 * time.Microsecond), 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEst(t)
+			e.suspect(true, int64(5400*time.Microsecond), int64(ms), 0)
+			e.suspect(true, tc.size, int64(ms), int64(tc.after))
+			if got := e.doubt; !got.on || got.size != tc.wantSize || got.parts != tc.wantParts {
+				t.Errorf("doubt %+v, want on, size %v, %d parts", got, time.Duration(tc.wantSize), tc.wantParts)
+			}
+		})
+	}
+}
