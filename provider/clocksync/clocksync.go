@@ -30,10 +30,11 @@
 // move the offset: a jump (steps.go) restarts the window, a slew is
 // followed by the drift, and a rate change (a slew starting or ending,
 // seen as the newest drift bins bending away from the history in both
-// directions alike) keeps only what followed it — if a clock could make
-// it: at most 1000 ppm, still ramping, and leaving the offset continuous
-// (two queues, one draining while the other builds, bend the floors alike
-// too). Path moves must not: the path tracker (path.go)
+// directions alike) keeps only what followed it and takes the rate those
+// samples show at once (shiftrate.go) — if a clock could make it: at most
+// 1000 ppm, still ramping, and leaving the offset continuous (two queues,
+// one draining while the other builds, bend the floors alike too). Path
+// moves must not: the path tracker (path.go)
 // holds the offset across them and the asymmetry term A absorbs the move,
 // and a path that returns to a state seen before takes that state's A
 // back; only in the first window after a start does a floor that falls
@@ -42,7 +43,8 @@
 // side's rise hidden in its jitter: such a fall stays in doubt until the
 // other side's samples decide (doubt.go), and one proved the clock's is
 // taken back as a jump. Floors that move after an interruption (pings
-// unanswered: a handover, a re-route) are the path's. Samples far slower than the floor
+// unanswered: a handover, a re-route) are the path's, unless a floor fell
+// further than its direction's whole delay can. Samples far slower than the floor
 // (a paused peer) are set aside. The estimator's State says which of these
 // it stands on.
 //
