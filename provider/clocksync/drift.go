@@ -58,7 +58,15 @@ func (e *Estimator) fit(now int64, drift bool) {
 		}
 		return
 	}
-	// A new drift tilts every detrended value: re-anchor them at now.
+	e.reanchor(now)
+	if drift || e.n < 64 {
+		e.bound = e.statBound()
+	}
+}
+
+// reanchor detrends every sample again at the drift, anchored at now: a
+// new drift tilts every detrended value.
+func (e *Estimator) reanchor(now int64) {
 	e.t0 = now
 	e.doubt.minOK = false
 	e.olderDirty = true
@@ -67,9 +75,6 @@ func (e *Estimator) fit(now int64, drift bool) {
 		tr := e.trend(e.t[i])
 		e.ud[i] = e.u[i] - tr
 		e.wd[i] = e.w[i] + tr
-	}
-	if drift || e.n < 64 {
-		e.bound = e.statBound()
 	}
 }
 

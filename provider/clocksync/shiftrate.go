@@ -62,13 +62,5 @@ func slopeOf(xs, ys []float64) (float64, bool) {
 // adoptRate moves the drift by dr and detrends the window again at it.
 func (e *Estimator) adoptRate(dr float64, now int64) {
 	e.r += dr
-	e.t0 = now
-	e.doubt.minOK = false
-	e.olderDirty = true
-	for k := 0; k < e.n; k++ {
-		i := e.at(k)
-		tr := e.trend(e.t[i])
-		e.ud[i] = e.u[i] - tr
-		e.wd[i] = e.w[i] + tr
-	}
+	e.reanchor(now)
 }
