@@ -145,13 +145,16 @@ type Estimator struct {
 	t, u, w, ud, wd []int64
 	head, n         int
 
-	t0     int64   // anchor of the detrended values
-	r      float64 // drift: server seconds per client second − 1
-	rSE    float64 // standard error of r
-	fitted bool    // r comes from a fit, not the prior (rSE can be 0 on a perfect path)
-	asym   int64   // A: assumed base↑ − base↓, ns
-	lastT1 int64
-	lastT4 int64
+	t0  int64   // anchor of the detrended values
+	r   float64 // drift: server seconds per client second − 1
+	rSE float64 // standard error of r
+	// The recent history's standard error, when r is the long history's
+	// (drift.go); the bound takes the larger.
+	rSEBound float64
+	fitted   bool  // r comes from a fit, not the prior (rSE can be 0 on a perfect path)
+	asym     int64 // A: assumed base↑ − base↓, ns
+	lastT1   int64
+	lastT4   int64
 
 	bound int64 // statistical error bound from the last fit, −1 if none
 
@@ -250,7 +253,7 @@ type bin struct {
 
 const (
 	binDuration = int64(2 * time.Second)
-	numBins     = 64 // 128s of drift history
+	numBins     = 256 // 512s of drift history
 )
 
 // New returns an Estimator, or an error wrapping ErrInvalidConfig.
@@ -504,7 +507,7 @@ func (e *Estimator) update(now int64) {
 		Downlink:       time.Duration(downFloor + meanW),
 		Jitter:         time.Duration(meanU + meanW),
 		ErrorBound:     time.Duration(bound),
-		ErrorGrowthPPM: 3*e.driftSE()*1e6 + 1,
+		ErrorGrowthPPM: 3*e.boundSE()*1e6 + 1,
 	}
 }
 

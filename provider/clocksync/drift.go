@@ -43,7 +43,7 @@ func (e *Estimator) fit(now int64, drift bool) {
 	// is short, on every fourth after.
 	changed := false
 	if drift && e.driftHold == 0 && (e.binsDone < 16 || e.binsDone%4 == 0 || e.last != EventNone) {
-		if r, se, ok := e.regressBins(0); ok {
+		if r, se, ok := e.driftFit(); ok {
 			// Shrink toward zero by the prior on clock drift: a slope
 			// fitted to a few noisy bins must not steer the clock.
 			k := driftPrior * driftPrior / (driftPrior*driftPrior + se*se)
@@ -62,6 +62,42 @@ func (e *Estimator) fit(now int64, drift bool) {
 	if drift || e.n < 64 {
 		e.bound = e.statBound()
 	}
+}
+
+// shortBins is the recent drift history, 128 s, against which the whole
+// history's fit is checked.
+const shortBins = 64
+
+// longSlack is how far the two histories may disagree beyond their errors:
+// a few ppm of drift wander over the long one.
+const longSlack = 0
+
+// driftFit fits the drift to the whole history of bins (512 s), unless the
+// newest shortBins of them disagree with it beyond both fits' errors: a
+// queue that builds in one direction while the other's drains tilts a
+// short history by as much as a clock's rate, and a long one averages it
+// out; a rate that changed (a slew the floors hid) shows as the recent
+// history leaving the long one, and is followed on the recent one.
+func (e *Estimator) driftFit() (r, se float64, ok bool) {
+	e.rSEBound = 0
+	if e.binN <= shortBins {
+		return e.regressBins(0)
+	}
+	rs, ses, oks := e.regressBins(e.binN - shortBins)
+	rl, sel, okl := e.regressBins(0)
+	switch {
+	case !okl:
+		return rs, ses, oks
+	case !oks:
+		return rl, sel, true
+	case math.Abs(rs-rl) <= 3*math.Hypot(ses, sel)+longSlack:
+		// The bound keeps the recent history's error: the long one's
+		// assumes a rate that held for 512 s, which only the agreement
+		// supports.
+		e.rSEBound = ses
+		return rl, sel, true
+	}
+	return rs, ses, true
 }
 
 // reanchor detrends every sample again at the drift, anchored at now: a
