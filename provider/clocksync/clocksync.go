@@ -21,9 +21,10 @@
 // biased by the jitter asymmetry.
 //
 // The drift (the server clock's rate against the client's) comes from the
-// minima of 2 s bins: one weighted slope per direction, each bin weighted by
-// how close it came to its direction's floor, combined by inverse variance
-// (drift.go).
+// minima of 2 s bins over 512 s (over the newest 128 s when they disagree
+// with the long history: a rate that changed): one weighted slope per
+// direction, each bin weighted by how close it came to its direction's
+// floor, combined by inverse variance (drift.go).
 //
 // A move of the floors is the clock's when both move by the same amount in
 // opposite directions, the path's when one moves by itself. Clock moves
