@@ -24,10 +24,17 @@ const (
 	// lead's move per window, in ticks per unit of relative error; the
 	// share of lasting slack beyond slackTicks given back per window,
 	// lasting meaning over the last slackWindows windows.
-	aimShare, lateGain, narrowGain = 0.7, 0.03, 0.1
-	slackTicks, slackWindows       = 0.75, 4
-	maxWiden                       = 2 // ticks per window
-	maxCorrection                  = time.Second
+	aimShare, lateGain, narrowGain = 0.9, 0.03, 0.1
+	// The long-run late fraction: over about longWindows feedback windows
+	// (exponentially forgotten, 9 min at 60 inputs a second), starting
+	// from the aim with the weight of longPrior windows; each window's aim
+	// is lowered by longGain times its excess over the aim (raised by its
+	// shortfall).
+	longWindows, longPrior, longGain = 256, 64, 4
+
+	slackTicks, slackWindows = 0.75, 4
+	maxWiden                 = 2 // ticks per window
+	maxCorrection            = time.Second
 	// offsetStep: an estimate whose offset moved more than this between
 	// two samples has stepped; the delays before it are discarded.
 	offsetStep = 20 * time.Millisecond
@@ -157,16 +164,28 @@ func (s InterpSource) String() string {
 // traffic) by the server's feedback: each time a window of FeedbackWindow
 // arrivals newer than the last correction has come in, the lead moves by
 // 0.03 tick per unit of relative error of the window's late fraction
-// against 70% of 1 − Target (at most two ticks wider per window, and no
-// further than would have put its 1st percentile on time, plus an eighth
-// of a tick: a late burst is one stall, not a trend). A window without a
-// late input narrows it by 0.03 tick (at most half its 1st-percentile
-// margin), and by 1/10 of the lasting slack beyond 3/4 tick: the smallest
-// 1st-percentile margin of the last 4 windows (about 8 s at 60 Hz), so
-// that a quiet spell of a delay that wanders on a scale of seconds is not
-// taken for slack. So the lead widens at once when inputs come late and
-// gives back its slack slowly. The aim sits below 1 − Target by what the
-// late fraction wanders around it: stalls make late inputs in bursts.
+// against the window's aim, relative to the aim, 90% of 1 − Target (at
+// most two ticks wider per window, and no further than would have put its
+// 1st percentile on time, plus an eighth of a tick: a late burst is one
+// stall, not a trend). A window without a late input narrows it by 0.03
+// tick times the window's aim over the aim (at most half its
+// 1st-percentile margin), and by 1/10 of the lasting slack beyond 3/4
+// tick: the smallest 1st-percentile margin of the last 4 windows (about
+// 8 s at 60 Hz), so that a quiet spell of a delay that wanders on a scale
+// of seconds is not taken for slack. So the lead widens at once when
+// inputs come late and gives back its slack slowly.
+//
+// The window's aim is the aim lowered by 4 times the excess of the
+// long-run late fraction over it (raised by its shortfall), within
+// [0, 1 − Target]. The long-run fraction is taken over about 256 windows
+// (exponentially forgotten: 9 minutes at 60 inputs a second), from the
+// first window without a late input on (those before are the open loop's
+// guess), starting from the aim with the weight of 64 windows. What the
+// window rule lets through (a step the lead could not follow at once, a
+// quiet spell's slack given back that was needed) is made up by the
+// windows after it, so the late fraction over minutes settles on the aim
+// whatever the network, and the aim needs to sit below 1 − Target only by
+// what the late fraction of a session wanders around it.
 //
 // It keeps 2×Window durations per direction and 2×InterpWindow for the
 // interpolation needs (72 KiB by default), and never allocates after
@@ -191,6 +210,11 @@ type Adaptive struct {
 	lastSilence      time.Duration // the last frame's InterpFrame.Silence
 	silentRun        int           // frames added since a snapshot last came
 	outage           bool          // the current silence is an outage
+
+	// The long-run late fraction is longLate/longCount, from the first
+	// window without a late input on (settled).
+	longLate, longCount float64
+	settled             bool
 }
 
 var (
@@ -320,7 +344,7 @@ func (a *Adaptive) ObserveFeedback(f Feedback) {
 	// tick wider, so the late fraction settles on aim whatever makes
 	// inputs late (the delays, the game loop's frame phase, its stalls).
 	aim := aimShare * (1 - a.cfg.Target)
-	e := (float64(f.Late)/float64(f.Count) - aim) / aim
+	e := (float64(f.Late)/float64(f.Count) - a.windowAim(f, aim)) / aim
 	switch move := time.Duration(min(maxWiden, lateGain*e) * float64(a.tick)); {
 	case f.Late == 0:
 		// Narrow by at most half the 1st-percentile margin: where the
@@ -343,6 +367,26 @@ func (a *Adaptive) ObserveFeedback(f Feedback) {
 		a.corr += move
 	}
 	a.corr = max(-maxCorrection, min(maxCorrection, a.corr))
+}
+
+// windowAim returns the late fraction this window is held to: aim, moved
+// against the long-run late fraction's error, so that lateness the window
+// rule lets through (a step the lead could not follow at once, slack given
+// back that was needed) is made up by the windows after it, and the late
+// fraction over minutes stays at aim. The windows before the first without
+// a late input do not count: they are the open loop's guess.
+func (a *Adaptive) windowAim(f Feedback, aim float64) float64 {
+	if !a.settled {
+		if f.Late > 0 {
+			return aim
+		}
+		a.settled = true
+		a.longLate, a.longCount = aim*longPrior*FeedbackWindow, longPrior*FeedbackWindow
+	}
+	const keep = 1 - 1.0/longWindows
+	a.longLate = keep*a.longLate + float64(f.Late)
+	a.longCount = keep*a.longCount + float64(f.Count)
+	return max(0, min(1-a.cfg.Target, aim-longGain*(a.longLate/a.longCount-aim)))
 }
 
 // lastingSlack is the smallest 1st-percentile margin of the last
