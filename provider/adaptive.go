@@ -151,11 +151,16 @@ func (s InterpSource) String() string {
 // that reads them). So once the game reports the snapshots it receives
 // (Steered.ObserveSnapshot), each frame's need is observed directly
 // (InterpFrame: the estimated server time minus the newest stamp
-// received), and the delay is the 1 − 0.8×(1 − Target) quantile of the
-// needs of the last InterpWindow frames (99.2% by default), or of the
-// newest quarter of them if higher (a step up counts within seconds),
-// raised by the needs' rise while they ramp (the median of each of the
-// last three runs of 128 frames above the one before: a queue filling
+// received), and the delay is the 1 − 0.9×(1 − Target) quantile of the
+// needs of the last InterpWindow frames (99.1% by default), estimated as
+// an exponential tail beyond their 1 − 5×0.9×(1 − Target) quantile (the
+// threshold plus the mean excess beyond it times ln 5: lost snapshots come
+// in bursts, so the quantile itself rests on a handful of them and
+// wanders), raised by how far the median of the newest quarter of the
+// window is above the window's (a step up counts within seconds; until the
+// window's median moves, the tail holds the step too, and it counts
+// twice), and by the needs' rise while they ramp (the median of each of
+// the last three runs of 128 frames above the one before: a queue filling
 // faster than the buffer moves), plus 0.5ms. Frames in a silence longer
 // than 250ms (an outage) are left out: no delay worth having covers one.
 //
