@@ -11,9 +11,9 @@ const (
 	// before their tick, and of frames to find a snapshot on both sides.
 	DefaultOnTimeTarget = 0.99
 	// DefaultDelayWindow is the default number of ping samples per
-	// direction the delay distributions are taken over: 25.6s at the
+	// direction the delay distributions are taken over: 102.4s at the
 	// transport's 10 Hz.
-	DefaultDelayWindow = 256
+	DefaultDelayWindow = 1024
 	// MaxDelayWindow bounds AdaptiveConfig.Window (32 KiB per direction).
 	MaxDelayWindow = 4096
 	// minDelaySamples: below this, Adaptive returns FixedBuffers' defaults.
@@ -24,7 +24,12 @@ const (
 	// lead's move per window, in ticks per unit of relative error; the
 	// share of lasting slack beyond slackTicks given back per window,
 	// lasting meaning over the last slackWindows windows.
-	aimShare, lateGain, narrowGain = 0.9, 0.03, 0.1
+	aimShare, lateGain, narrowGain = 0.875, 0.03, 0.1
+	// upTailShare: the uplink's Target quantile is extrapolated from the
+	// delays beyond the quantile that leaves upTailShare times 1 − Target
+	// (95% by default) as an exponential tail: a queue's peaks come in
+	// episodes, so a 99% quantile rests on a few of them and wanders.
+	upTailShare = 5
 	// The long-run late fraction: over about longWindows feedback windows
 	// (exponentially forgotten, 9 min at 60 inputs a second), starting
 	// from the aim with the weight of longPrior windows; each window's aim
@@ -47,7 +52,7 @@ type AdaptiveConfig struct {
 	// should have a snapshot on both sides, in (0.5, 1). Default: 0.99.
 	Target float64
 	// Window is how many ping samples of each direction the delay
-	// quantiles are taken over, in [16, MaxDelayWindow]. Default: 256.
+	// quantiles are taken over, in [16, MaxDelayWindow]. Default: 1024.
 	Window int
 	// SnapshotInterval is how often the server sends the state the client
 	// interpolates: ClientBuffer's share of it until snapshots are
@@ -138,12 +143,16 @@ func (s InterpSource) String() string {
 // gives the uplink delay T2−T1−offset and the downlink delay
 // T4−T3+offset), and corrects the lead by the server's feedback.
 //
-//	lead   = Uplink + ServerBuffer = Target quantile of the uplink delays + correction (initially a tick)
+//	lead   = Uplink + ServerBuffer = Target quantile of the uplink delays (an exponential tail) + correction (initially a tick)
 //	delay  = Downlink + ClientBuffer = what the frames' interpolation needed (see below),
 //	         or, until 256 frames were observed, Target quantile of the downlink delays + SnapshotInterval
 //
 // The quantiles are over the last Window samples, so a spike widens the
-// buffers at once and is forgotten after Window samples.
+// buffers at once and is forgotten after Window samples. The uplink's is
+// estimated as an exponential tail beyond the 1 − 5×(1 − Target)
+// quantile (95% by default): that threshold plus the mean excess beyond
+// it times ln 5 (a queue's peaks come in episodes: the 99% quantile of a
+// window rests on a few of them).
 //
 // The interpolation delay: a quantile of the downlink delays plus a
 // snapshot interval counts the worst delay and the worst phase together,
@@ -169,7 +178,7 @@ func (s InterpSource) String() string {
 // traffic) by the server's feedback: each time a window of FeedbackWindow
 // arrivals newer than the last correction has come in, the lead moves by
 // 0.03 tick per unit of relative error of the window's late fraction
-// against the window's aim, relative to the aim, 90% of 1 − Target (at
+// against the window's aim, relative to the aim, 87.5% of 1 − Target (at
 // most two ticks wider per window, and no further than would have put its
 // 1st percentile on time, plus an eighth of a tick: a late burst is one
 // stall, not a trend). A window without a late input narrows it by 0.03
@@ -193,7 +202,7 @@ func (s InterpSource) String() string {
 // what the late fraction of a session wanders around it.
 //
 // It keeps 2×Window durations per direction and 2×InterpWindow for the
-// interpolation needs (72 KiB by default), and never allocates after
+// interpolation needs (96 KiB by default), and never allocates after
 // NewAdaptive. It is not safe for concurrent use on its own; a Steered
 // provider serializes its calls, so give each one its own.
 type Adaptive struct {
@@ -276,7 +285,7 @@ func (a *Adaptive) ObserveSample(s Sample, e Estimate) {
 		// after its tick began.
 		a.state, a.corr = AdaptiveOpenLoop, a.tick
 	}
-	a.upQ, a.downQ = a.up.quantile(a.cfg.Target), a.down.quantile(a.cfg.Target)
+	a.upQ, a.downQ = a.up.tailQuantile(a.cfg.Target, upTailShare), a.down.quantile(a.cfg.Target)
 }
 
 // followOffset records the estimate's offset off, and starts the delay

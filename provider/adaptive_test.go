@@ -72,11 +72,15 @@ func TestAdaptiveSizesFromDelays(t *testing.T) {
 			AdaptiveWarmup, 2 * tick, tick},
 		{"steady link: a tick for the game loop, the snapshot interval", AdaptiveConfig{}, 100, constant(20 * ms), constant(30 * ms),
 			AdaptiveOpenLoop, tick, tick},
-		// Delays 20..119ms: the 99th percentile is 118ms.
+		// Delays 20..119ms: the downlink's 99th percentile is 118ms; the
+		// uplink's is the exponential tail beyond its 95th percentile
+		// (114ms, the 5 beyond it 3ms above on average): 114ms + 3ms × ln 5.
 		{"jitter: the 99th percentile", AdaptiveConfig{}, 100, ramp(20 * ms), ramp(30 * ms),
-			AdaptiveOpenLoop, 98*ms + tick, 98*ms + tick},
+			AdaptiveOpenLoop, 94*ms + lnTimes(5, 3*ms) + tick, 98*ms + tick},
+		// At 90%, the uplink's tail is taken from its median (69ms, the 50
+		// beyond it 25.5ms above on average).
 		{"90% target, 50ms snapshots", AdaptiveConfig{Target: 0.9, SnapshotInterval: 50 * ms}, 100, ramp(20 * ms), ramp(30 * ms),
-			AdaptiveOpenLoop, 89*ms + tick, 89*ms + 50*ms},
+			AdaptiveOpenLoop, 49*ms + lnTimes(5, 25500*time.Microsecond) + tick, 89*ms + 50*ms},
 		// A window of 16: only the last 16 samples (84..99 ms above the floor) count.
 		{"window forgets", AdaptiveConfig{Window: 16}, 100, ramp(20 * ms), ramp(30 * ms),
 			AdaptiveOpenLoop, 99*ms + tick, 99*ms + tick},
@@ -91,7 +95,7 @@ func TestAdaptiveSizesFromDelays(t *testing.T) {
 				a.ObserveSample(sampleWith(time.Duration(i)*100*ms, e.Offset, tc.up(i), tc.down(i)), e)
 			}
 			s, c := a.Buffers(tick)
-			if diff := cmp.Diff([]any{tc.wantState, tc.wantS, tc.wantC}, []any{a.State(), s, c}); diff != "" {
+			if diff := cmp.Diff([]any{tc.wantState, tc.wantS, tc.wantC}, []any{a.State(), s, c}, nanos); diff != "" {
 				t.Errorf("state, server, client buffer (-want +got):\n%s", diff)
 			}
 		})
@@ -113,11 +117,11 @@ func TestAdaptiveFeedback(t *testing.T) {
 		return Feedback{Total: total, Count: FeedbackWindow, Late: late, P1: p1, P5: p1 + ms, P50: p1 + 10*ms}
 	}
 	ticks := func(x float64) time.Duration { return time.Duration(x * float64(tick)) }
-	// The aim is 0.9% late: a window of 128 with 10 late is 7.7 times
-	// above it, and moves the lead by 0.03 × 7.7 ticks. Before the first
+	// The aim is 0.875% late: a window of 128 with 10 late is 7.9 times
+	// above it, and moves the lead by 0.03 × 7.9 ticks. Before the first
 	// window without a late input, the window's aim is the aim.
-	tenLate := ticks(0.03 * (10.0/128 - 0.009) / 0.009)
-	twoLate := ticks(0.03 * (2.0/128 - 0.009) / 0.009)
+	tenLate := ticks(0.03 * (10.0/128 - 0.00875) / 0.00875)
+	twoLate := ticks(0.03 * (2.0/128 - 0.00875) / 0.00875)
 	// narrow is what the windows without a late input among lates narrow
 	// the lead by: 0.03 tick times the window's aim over the aim.
 	narrow := func(lates ...int) time.Duration {
@@ -199,7 +203,7 @@ var nanos = cmp.Comparer(func(a, b time.Duration) bool { return a-b <= 4 && b-a 
 // arrivals with lates late each, at the default target: the aim each
 // window is held to, over the aim.
 func windowAims(lates ...int) []float64 {
-	const aim, keep = 0.009, 1 - 1.0/256
+	const aim, keep = 0.00875, 1 - 1.0/256
 	var late, count float64
 	settled := false
 	var out []float64
@@ -267,8 +271,8 @@ func TestAdaptiveLongRunLateness(t *testing.T) {
 			t.Errorf("correction after 600 quiet windows %v, not below %v after the step", c[len(c)-1], c[1])
 		}
 		// The long-run fraction is now far under the aim: the window's
-		// aim is 1 − Target, so a quiet window narrows by 0.03/0.9 tick.
-		if diff := cmp.Diff(ticks(-0.03/0.9), c[len(c)-1]-c[len(c)-2], nanos); diff != "" {
+		// aim is 1 − Target, so a quiet window narrows by 0.03/0.875 tick.
+		if diff := cmp.Diff(ticks(-0.03/0.875), c[len(c)-1]-c[len(c)-2], nanos); diff != "" {
 			t.Errorf("last quiet window's move (-want +got):\n%s", diff)
 		}
 	})
