@@ -11,9 +11,9 @@ const (
 	// before their tick, and of frames to find a snapshot on both sides.
 	DefaultOnTimeTarget = 0.99
 	// DefaultDelayWindow is the default number of ping samples per
-	// direction the delay distributions are taken over: 25.6s at the
+	// direction the delay distributions are taken over: 102.4s at the
 	// transport's 10 Hz.
-	DefaultDelayWindow = 256
+	DefaultDelayWindow = 1024
 	// MaxDelayWindow bounds AdaptiveConfig.Window (32 KiB per direction).
 	MaxDelayWindow = 4096
 	// minDelaySamples: below this, Adaptive returns FixedBuffers' defaults.
@@ -24,10 +24,22 @@ const (
 	// lead's move per window, in ticks per unit of relative error; the
 	// share of lasting slack beyond slackTicks given back per window,
 	// lasting meaning over the last slackWindows windows.
-	aimShare, lateGain, narrowGain = 0.7, 0.03, 0.1
-	slackTicks, slackWindows       = 0.75, 4
-	maxWiden                       = 2 // ticks per window
-	maxCorrection                  = time.Second
+	aimShare, lateGain, narrowGain = 0.875, 0.03, 0.1
+	// upTailShare: the uplink's Target quantile is extrapolated from the
+	// delays beyond the quantile that leaves upTailShare times 1 − Target
+	// (95% by default) as an exponential tail: a queue's peaks come in
+	// episodes, so a 99% quantile rests on a few of them and wanders.
+	upTailShare = 5
+	// The long-run late fraction: over about longWindows feedback windows
+	// (exponentially forgotten, 9 min at 60 inputs a second), starting
+	// from the aim with the weight of longPrior windows; each window's aim
+	// is lowered by longGain times its excess over the aim (raised by its
+	// shortfall).
+	longWindows, longPrior, longGain = 256, 64, 4
+
+	slackTicks, slackWindows = 0.75, 4
+	maxWiden                 = 2 // ticks per window
+	maxCorrection            = time.Second
 	// offsetStep: an estimate whose offset moved more than this between
 	// two samples has stepped; the delays before it are discarded.
 	offsetStep = 20 * time.Millisecond
@@ -40,7 +52,7 @@ type AdaptiveConfig struct {
 	// should have a snapshot on both sides, in (0.5, 1). Default: 0.99.
 	Target float64
 	// Window is how many ping samples of each direction the delay
-	// quantiles are taken over, in [16, MaxDelayWindow]. Default: 256.
+	// quantiles are taken over, in [16, MaxDelayWindow]. Default: 1024.
 	Window int
 	// SnapshotInterval is how often the server sends the state the client
 	// interpolates: ClientBuffer's share of it until snapshots are
@@ -131,12 +143,16 @@ func (s InterpSource) String() string {
 // gives the uplink delay T2−T1−offset and the downlink delay
 // T4−T3+offset), and corrects the lead by the server's feedback.
 //
-//	lead   = Uplink + ServerBuffer = Target quantile of the uplink delays + correction (initially a tick)
+//	lead   = Uplink + ServerBuffer = Target quantile of the uplink delays (an exponential tail) + correction (initially a tick)
 //	delay  = Downlink + ClientBuffer = what the frames' interpolation needed (see below),
 //	         or, until 256 frames were observed, Target quantile of the downlink delays + SnapshotInterval
 //
 // The quantiles are over the last Window samples, so a spike widens the
-// buffers at once and is forgotten after Window samples.
+// buffers at once and is forgotten after Window samples. The uplink's is
+// estimated as an exponential tail beyond the 1 − 5×(1 − Target)
+// quantile (95% by default): that threshold plus the mean excess beyond
+// it times ln 5 (a queue's peaks come in episodes: the 99% quantile of a
+// window rests on a few of them).
 //
 // The interpolation delay: a quantile of the downlink delays plus a
 // snapshot interval counts the worst delay and the worst phase together,
@@ -144,11 +160,16 @@ func (s InterpSource) String() string {
 // that reads them). So once the game reports the snapshots it receives
 // (Steered.ObserveSnapshot), each frame's need is observed directly
 // (InterpFrame: the estimated server time minus the newest stamp
-// received), and the delay is the 1 − 0.8×(1 − Target) quantile of the
-// needs of the last InterpWindow frames (99.2% by default), or of the
-// newest quarter of them if higher (a step up counts within seconds),
-// raised by the needs' rise while they ramp (the median of each of the
-// last three runs of 128 frames above the one before: a queue filling
+// received), and the delay is the 1 − 0.9×(1 − Target) quantile of the
+// needs of the last InterpWindow frames (99.1% by default), estimated as
+// an exponential tail beyond their 1 − 5×0.9×(1 − Target) quantile (the
+// threshold plus the mean excess beyond it times ln 5: lost snapshots come
+// in bursts, so the quantile itself rests on a handful of them and
+// wanders), raised by how far the median of the newest quarter of the
+// window is above the window's (a step up counts within seconds; until the
+// window's median moves, the tail holds the step too, and it counts
+// twice), and by the needs' rise while they ramp (the median of each of
+// the last three runs of 128 frames above the one before: a queue filling
 // faster than the buffer moves), plus 0.5ms. Frames in a silence longer
 // than 250ms (an outage) are left out: no delay worth having covers one.
 //
@@ -157,19 +178,31 @@ func (s InterpSource) String() string {
 // traffic) by the server's feedback: each time a window of FeedbackWindow
 // arrivals newer than the last correction has come in, the lead moves by
 // 0.03 tick per unit of relative error of the window's late fraction
-// against 70% of 1 − Target (at most two ticks wider per window, and no
-// further than would have put its 1st percentile on time, plus an eighth
-// of a tick: a late burst is one stall, not a trend). A window without a
-// late input narrows it by 0.03 tick (at most half its 1st-percentile
-// margin), and by 1/10 of the lasting slack beyond 3/4 tick: the smallest
-// 1st-percentile margin of the last 4 windows (about 8 s at 60 Hz), so
-// that a quiet spell of a delay that wanders on a scale of seconds is not
-// taken for slack. So the lead widens at once when inputs come late and
-// gives back its slack slowly. The aim sits below 1 − Target by what the
-// late fraction wanders around it: stalls make late inputs in bursts.
+// against the window's aim, relative to the aim, 87.5% of 1 − Target (at
+// most two ticks wider per window, and no further than would have put its
+// 1st percentile on time, plus an eighth of a tick: a late burst is one
+// stall, not a trend). A window without a late input narrows it by 0.03
+// tick times the window's aim over the aim (at most half its
+// 1st-percentile margin), and by 1/10 of the lasting slack beyond 3/4
+// tick: the smallest 1st-percentile margin of the last 4 windows (about
+// 8 s at 60 Hz), so that a quiet spell of a delay that wanders on a scale
+// of seconds is not taken for slack. So the lead widens at once when
+// inputs come late and gives back its slack slowly.
+//
+// The window's aim is the aim lowered by 4 times the excess of the
+// long-run late fraction over it (raised by its shortfall), within
+// [0, 1 − Target]. The long-run fraction is taken over about 256 windows
+// (exponentially forgotten: 9 minutes at 60 inputs a second), from the
+// first window without a late input on (those before are the open loop's
+// guess), starting from the aim with the weight of 64 windows. What the
+// window rule lets through (a step the lead could not follow at once, a
+// quiet spell's slack given back that was needed) is made up by the
+// windows after it, so the late fraction over minutes settles on the aim
+// whatever the network, and the aim needs to sit below 1 − Target only by
+// what the late fraction of a session wanders around it.
 //
 // It keeps 2×Window durations per direction and 2×InterpWindow for the
-// interpolation needs (72 KiB by default), and never allocates after
+// interpolation needs (96 KiB by default), and never allocates after
 // NewAdaptive. It is not safe for concurrent use on its own; a Steered
 // provider serializes its calls, so give each one its own.
 type Adaptive struct {
@@ -191,6 +224,11 @@ type Adaptive struct {
 	lastSilence      time.Duration // the last frame's InterpFrame.Silence
 	silentRun        int           // frames added since a snapshot last came
 	outage           bool          // the current silence is an outage
+
+	// The long-run late fraction is longLate/longCount, from the first
+	// window without a late input on (settled).
+	longLate, longCount float64
+	settled             bool
 }
 
 var (
@@ -247,7 +285,7 @@ func (a *Adaptive) ObserveSample(s Sample, e Estimate) {
 		// after its tick began.
 		a.state, a.corr = AdaptiveOpenLoop, a.tick
 	}
-	a.upQ, a.downQ = a.up.quantile(a.cfg.Target), a.down.quantile(a.cfg.Target)
+	a.upQ, a.downQ = a.up.tailQuantile(a.cfg.Target, upTailShare), a.down.quantile(a.cfg.Target)
 }
 
 // followOffset records the estimate's offset off, and starts the delay
@@ -320,7 +358,7 @@ func (a *Adaptive) ObserveFeedback(f Feedback) {
 	// tick wider, so the late fraction settles on aim whatever makes
 	// inputs late (the delays, the game loop's frame phase, its stalls).
 	aim := aimShare * (1 - a.cfg.Target)
-	e := (float64(f.Late)/float64(f.Count) - aim) / aim
+	e := (float64(f.Late)/float64(f.Count) - a.windowAim(f, aim)) / aim
 	switch move := time.Duration(min(maxWiden, lateGain*e) * float64(a.tick)); {
 	case f.Late == 0:
 		// Narrow by at most half the 1st-percentile margin: where the
@@ -343,6 +381,26 @@ func (a *Adaptive) ObserveFeedback(f Feedback) {
 		a.corr += move
 	}
 	a.corr = max(-maxCorrection, min(maxCorrection, a.corr))
+}
+
+// windowAim returns the late fraction this window is held to: aim, moved
+// against the long-run late fraction's error, so that lateness the window
+// rule lets through (a step the lead could not follow at once, slack given
+// back that was needed) is made up by the windows after it, and the late
+// fraction over minutes stays at aim. The windows before the first without
+// a late input do not count: they are the open loop's guess.
+func (a *Adaptive) windowAim(f Feedback, aim float64) float64 {
+	if !a.settled {
+		if f.Late > 0 {
+			return aim
+		}
+		a.settled = true
+		a.longLate, a.longCount = aim*longPrior*FeedbackWindow, longPrior*FeedbackWindow
+	}
+	const keep = 1 - 1.0/longWindows
+	a.longLate = keep*a.longLate + float64(f.Late)
+	a.longCount = keep*a.longCount + float64(f.Count)
+	return max(0, min(1-a.cfg.Target, aim-longGain*(a.longLate/a.longCount-aim)))
 }
 
 // lastingSlack is the smallest 1st-percentile margin of the last

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,11 +72,15 @@ func TestAdaptiveSizesFromDelays(t *testing.T) {
 			AdaptiveWarmup, 2 * tick, tick},
 		{"steady link: a tick for the game loop, the snapshot interval", AdaptiveConfig{}, 100, constant(20 * ms), constant(30 * ms),
 			AdaptiveOpenLoop, tick, tick},
-		// Delays 20..119ms: the 99th percentile is 118ms.
+		// Delays 20..119ms: the downlink's 99th percentile is 118ms; the
+		// uplink's is the exponential tail beyond its 95th percentile
+		// (114ms, the 5 beyond it 3ms above on average): 114ms + 3ms × ln 5.
 		{"jitter: the 99th percentile", AdaptiveConfig{}, 100, ramp(20 * ms), ramp(30 * ms),
-			AdaptiveOpenLoop, 98*ms + tick, 98*ms + tick},
+			AdaptiveOpenLoop, 94*ms + lnTimes(5, 3*ms) + tick, 98*ms + tick},
+		// At 90%, the uplink's tail is taken from its median (69ms, the 50
+		// beyond it 25.5ms above on average).
 		{"90% target, 50ms snapshots", AdaptiveConfig{Target: 0.9, SnapshotInterval: 50 * ms}, 100, ramp(20 * ms), ramp(30 * ms),
-			AdaptiveOpenLoop, 89*ms + tick, 89*ms + 50*ms},
+			AdaptiveOpenLoop, 49*ms + lnTimes(5, 25500*time.Microsecond) + tick, 89*ms + 50*ms},
 		// A window of 16: only the last 16 samples (84..99 ms above the floor) count.
 		{"window forgets", AdaptiveConfig{Window: 16}, 100, ramp(20 * ms), ramp(30 * ms),
 			AdaptiveOpenLoop, 99*ms + tick, 99*ms + tick},
@@ -90,7 +95,7 @@ func TestAdaptiveSizesFromDelays(t *testing.T) {
 				a.ObserveSample(sampleWith(time.Duration(i)*100*ms, e.Offset, tc.up(i), tc.down(i)), e)
 			}
 			s, c := a.Buffers(tick)
-			if diff := cmp.Diff([]any{tc.wantState, tc.wantS, tc.wantC}, []any{a.State(), s, c}); diff != "" {
+			if diff := cmp.Diff([]any{tc.wantState, tc.wantS, tc.wantC}, []any{a.State(), s, c}, nanos); diff != "" {
 				t.Errorf("state, server, client buffer (-want +got):\n%s", diff)
 			}
 		})
@@ -112,11 +117,22 @@ func TestAdaptiveFeedback(t *testing.T) {
 		return Feedback{Total: total, Count: FeedbackWindow, Late: late, P1: p1, P5: p1 + ms, P50: p1 + 10*ms}
 	}
 	ticks := func(x float64) time.Duration { return time.Duration(x * float64(tick)) }
-	// The aim is 0.7% late: a window of 128 with 10 late is 10.2 times
-	// above it, and moves the lead by 0.03 × 10.2 ticks.
-	tenLate := ticks(0.03 * (10.0/128 - 0.007) / 0.007)
-	oneLate := ticks(0.03 * (1.0/128 - 0.007) / 0.007)
-	narrow := ticks(-0.03)
+	// The aim is 0.875% late: a window of 128 with 10 late is 7.9 times
+	// above it, and moves the lead by 0.03 × 7.9 ticks. Before the first
+	// window without a late input, the window's aim is the aim.
+	tenLate := ticks(0.03 * (10.0/128 - 0.00875) / 0.00875)
+	twoLate := ticks(0.03 * (2.0/128 - 0.00875) / 0.00875)
+	// narrow is what the windows without a late input among lates narrow
+	// the lead by: 0.03 tick times the window's aim over the aim.
+	narrow := func(lates ...int) time.Duration {
+		var d time.Duration
+		for i, f := range windowAims(lates...) {
+			if lates[i] == 0 {
+				d += ticks(-0.03 * f)
+			}
+		}
+		return d
+	}
 	// Slack beyond 3/4 tick in each of the last 4 windows: a tenth of it
 	// is given back.
 	slack := tick + 10*ms
@@ -130,21 +146,22 @@ func TestAdaptiveFeedback(t *testing.T) {
 		// The open loop starts the correction at a tick.
 		{"none", nil, tick, AdaptiveOpenLoop},
 		{"too few arrivals", []Feedback{{Total: 10, Count: 10, Late: 10, P1: -50 * ms}}, tick, AdaptiveOpenLoop},
-		{"none late narrows", []Feedback{fb(128, 0, 5*ms)}, tick + narrow, AdaptiveClosedLoop},
+		{"none late narrows", []Feedback{fb(128, 0, 5*ms)}, tick + narrow(0), AdaptiveClosedLoop},
 		{"by at most half the 1st percentile", []Feedback{fb(128, 0, ms/2)}, tick - ms/4, AdaptiveClosedLoop},
-		{"one late widens a little", []Feedback{fb(128, 1, -ms)}, tick + oneLate, AdaptiveClosedLoop},
+		{"one late is under the aim: it holds", []Feedback{fb(128, 1, -ms)}, tick, AdaptiveClosedLoop},
+		{"two late widen a little", []Feedback{fb(128, 2, -ms)}, tick + twoLate, AdaptiveClosedLoop},
 		{"late widens", []Feedback{fb(128, 10, -20*ms)}, tick + tenLate, AdaptiveClosedLoop},
 		{"no further than the 1st percentile", []Feedback{fb(128, 10, -ms)}, tick + ms + tick/8, AdaptiveClosedLoop},
 		{"at most two ticks a window", []Feedback{fb(128, 128, -time.Second)}, tick + ticks(2), AdaptiveClosedLoop},
-		{"slack beyond 3/4 tick narrows faster", []Feedback{fb(128, 0, slack)}, tick + narrow - fast, AdaptiveClosedLoop},
+		{"slack beyond 3/4 tick narrows faster", []Feedback{fb(128, 0, slack)}, tick + narrow(0) - fast, AdaptiveClosedLoop},
 		// A window with little slack in the last 4 holds the faster
 		// narrowing back: a quiet spell of a wandering delay is no slack.
 		{"slack must last", []Feedback{fb(128, 0, 5*ms), fb(256, 0, slack), fb(384, 0, slack), fb(512, 0, slack)},
-			tick + 4*narrow, AdaptiveClosedLoop},
+			tick + narrow(0, 0, 0, 0), AdaptiveClosedLoop},
 		{"lasting slack", []Feedback{fb(128, 0, 5*ms), fb(256, 0, slack), fb(384, 0, slack), fb(512, 0, slack), fb(640, 0, slack)},
-			tick + 5*narrow - fast, AdaptiveClosedLoop},
-		{"a late window is no slack", []Feedback{fb(128, 1, -ms), fb(256, 0, slack), fb(384, 0, slack), fb(512, 0, slack)},
-			tick + oneLate + 3*narrow, AdaptiveClosedLoop},
+			tick + narrow(0, 0, 0, 0, 0) - fast, AdaptiveClosedLoop},
+		{"a late window is no slack", []Feedback{fb(128, 2, -ms), fb(256, 0, slack), fb(384, 0, slack), fb(512, 0, slack)},
+			tick + twoLate + narrow(2, 0, 0, 0), AdaptiveClosedLoop},
 		{"a window seen in part is ignored", []Feedback{fb(128, 10, -20*ms), fb(200, 10, -20*ms)}, tick + tenLate, AdaptiveClosedLoop},
 		{"a new window counts", []Feedback{fb(128, 10, -20*ms), fb(256, 10, -20*ms)}, tick + 2*tenLate, AdaptiveClosedLoop},
 		{"Total wraps", []Feedback{fb(1<<32-10, 10, -20*ms), fb(118, 10, -20*ms)}, tick + 2*tenLate, AdaptiveClosedLoop},
@@ -160,7 +177,7 @@ func TestAdaptiveFeedback(t *testing.T) {
 				a.ObserveFeedback(f)
 			}
 			s, _ := a.Buffers(tick)
-			if diff := cmp.Diff([]any{tc.wantState, tc.wantCorr, max(0, tc.wantCorr)}, []any{a.State(), a.Correction(), s}); diff != "" {
+			if diff := cmp.Diff([]any{tc.wantState, tc.wantCorr, max(0, tc.wantCorr)}, []any{a.State(), a.Correction(), s}, nanos); diff != "" {
 				t.Errorf("state, correction, server buffer (-want +got):\n%s", diff)
 			}
 		})
@@ -176,6 +193,99 @@ func TestAdaptiveFeedback(t *testing.T) {
 	if got := a.Correction(); got != maxCorrection {
 		t.Errorf("correction after 1000 late windows %v, want %v", got, maxCorrection)
 	}
+}
+
+// nanos equates durations within a few nanoseconds: the policy truncates
+// each window's move to a whole nanosecond.
+var nanos = cmp.Comparer(func(a, b time.Duration) bool { return a-b <= 4 && b-a <= 4 })
+
+// windowAims restates the long-run rule (see Adaptive) for windows of 128
+// arrivals with lates late each, at the default target: the aim each
+// window is held to, over the aim.
+func windowAims(lates ...int) []float64 {
+	const aim, keep = 0.00875, 1 - 1.0/256
+	var late, count float64
+	settled := false
+	var out []float64
+	for _, l := range lates {
+		if !settled && l > 0 {
+			out = append(out, 1)
+			continue
+		}
+		if !settled {
+			settled, late, count = true, aim*64*128, 64*128
+		}
+		late, count = keep*late+float64(l), keep*count+128
+		out = append(out, max(0, min(0.01, aim-4*(late/count-aim)))/aim)
+	}
+	return out
+}
+
+// The late fraction over minutes is held to the aim: lateness a window let
+// through holds the narrowing back until the windows after it make it up,
+// and a shortfall narrows faster; the open loop's late windows do not count.
+func TestAdaptiveLongRunLateness(t *testing.T) {
+	const tick = time.Second / 60
+	e := Estimate{Valid: true, Uplink: 20 * ms, Downlink: 20 * ms}
+	quiet := func(total uint32) Feedback {
+		return Feedback{Total: total, Count: FeedbackWindow, P1: 5 * ms, P5: 6 * ms, P50: 15 * ms}
+	}
+	step := func(total uint32) Feedback {
+		return Feedback{Total: total, Count: FeedbackWindow, Late: 64, P1: -20 * ms, P5: -19 * ms, P50: 0}
+	}
+	// run feeds a window of 128 per entry of kinds (s: a step, half of it
+	// late; q: quiet), and returns the correction after each.
+	run := func(kinds string) []time.Duration {
+		a, _ := NewAdaptive(AdaptiveConfig{})
+		for i := range 20 {
+			a.ObserveSample(sampleWith(time.Duration(i)*100*ms, 0, 20*ms, 20*ms), e)
+		}
+		a.Buffers(tick)
+		var out []time.Duration
+		for i, k := range kinds {
+			total := uint32(128 * (i + 1))
+			if k == 's' {
+				a.ObserveFeedback(step(total))
+			} else {
+				a.ObserveFeedback(quiet(total))
+			}
+			out = append(out, a.Correction())
+		}
+		return out
+	}
+	quiets := func(n int) string { return strings.Repeat("q", n) }
+	ticks := func(x float64) time.Duration { return time.Duration(x * float64(tick)) }
+
+	t.Run("a step's lateness holds the narrowing", func(t *testing.T) {
+		c := run("qs" + quiets(10))
+		// Without the long-run rule each quiet window would narrow by
+		// 0.03 tick; 64 late of 128 put the long-run fraction far over
+		// the aim, so the window's aim is 0 and they hold.
+		if diff := cmp.Diff(c[1], c[len(c)-1]); diff != "" {
+			t.Errorf("correction after 10 quiet windows (-after the step +now):\n%s", diff)
+		}
+	})
+	t.Run("made up, it narrows again, faster", func(t *testing.T) {
+		c := run("qs" + quiets(600))
+		if c[len(c)-1] >= c[1] {
+			t.Errorf("correction after 600 quiet windows %v, not below %v after the step", c[len(c)-1], c[1])
+		}
+		// The long-run fraction is now far under the aim: the window's
+		// aim is 1 − Target, so a quiet window narrows by 0.03/0.875 tick.
+		if diff := cmp.Diff(ticks(-0.03/0.875), c[len(c)-1]-c[len(c)-2], nanos); diff != "" {
+			t.Errorf("last quiet window's move (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("the open loop's late windows do not count", func(t *testing.T) {
+		c := run("s" + quiets(10))
+		var want time.Duration
+		for _, f := range windowAims(append([]int{64}, make([]int, 10)...)...)[1:] {
+			want += ticks(-0.03 * f)
+		}
+		if diff := cmp.Diff(want, c[len(c)-1]-c[0], nanos); diff != "" {
+			t.Errorf("10 quiet windows after a late first one moved the lead (-want +got):\n%s", diff)
+		}
+	})
 }
 
 func TestAdaptiveConfigValidation(t *testing.T) {

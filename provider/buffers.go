@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"math"
 	"slices"
 	"time"
 )
@@ -144,6 +145,29 @@ func (w *delayWindow) add(d time.Duration) {
 	w.ring[w.next] = d
 	w.next = (w.next + 1) % len(w.ring)
 	w.n = min(w.n+1, len(w.ring))
+}
+
+// tailQuantile returns the q-quantile of the window, which must not be
+// empty, extrapolated from the delays beyond its 1 − m·(1 − q) quantile u
+// (m at most 1/(2(1 − q)): u no lower than the median) as an exponential
+// tail: u + (mean of their excess over u) × ln m.
+func (w *delayWindow) tailQuantile(q, m float64) time.Duration {
+	s := w.scratch[:w.n]
+	copy(s, w.ring[:w.n])
+	slices.Sort(s)
+	if m = min(m, 0.5/(1-q)); m <= 1 {
+		return sortedRank(s, q)
+	}
+	i := max(0, min(len(s)-1, int((1-m*(1-q))*float64(len(s))+0.999999999)-1))
+	u, beyond := s[i], s[i+1:]
+	if len(beyond) == 0 {
+		return u
+	}
+	var excess time.Duration
+	for _, x := range beyond {
+		excess += x - u
+	}
+	return u + time.Duration(float64(excess)/float64(len(beyond))*math.Log(m))
 }
 
 // quantile returns the q-quantile (nearest rank) of the window, which must

@@ -103,7 +103,7 @@ func ExampleAdaptive() {
 	fmt.Println(a.State(), "ServerBuffer", server.Round(100*time.Microsecond), "ClientBuffer", client.Round(100*time.Microsecond))
 
 	// The server says 3 of the last 128 inputs arrived late, 2.3%, where
-	// 0.7% is aimed at: the lead widens by 7% of a tick.
+	// 0.875% is aimed at: the lead widens by 5% of a tick.
 	a.ObserveFeedback(provider.Feedback{Total: 128, Count: 128, Late: 3, P1: -4 * time.Millisecond,
 		P5: 2 * time.Millisecond, P50: 15 * time.Millisecond})
 	server, _ = a.Buffers(tick)
@@ -111,7 +111,7 @@ func ExampleAdaptive() {
 	// Output:
 	// warmup
 	// open-loop ServerBuffer 36.7ms ClientBuffer 51.7ms
-	// closed-loop ServerBuffer 37.8ms
+	// closed-loop ServerBuffer 37.5ms
 }
 
 // A client telling its provider of the snapshots it receives: the default

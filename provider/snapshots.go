@@ -1,8 +1,10 @@
 package provider
 
 import (
-	"github.com/netclock/netclock/internal/rank"
+	"math"
 	"time"
+
+	"github.com/netclock/netclock/internal/rank"
 )
 
 // InterpObserver is implemented by a BufferPolicy that also sizes
@@ -50,10 +52,20 @@ const (
 	solveEvery = 16
 	// interpAim: the starved share aimed at, as a share of 1 − Target:
 	// the window's estimate of it wanders.
-	interpAim = 0.8
-	// recentShare: the newest quarter of the window is also taken on its
-	// own, so that a step up of the needs counts within seconds, not
-	// when it fills 1 − Target of the whole window.
+	interpAim = 0.9
+	// tailShare: the needs' tail is extrapolated from those beyond the
+	// quantile that leaves tailShare times the starved share aimed at
+	// (4.5% by default), as an exponential tail: a loss burst puts a few
+	// frames in it together, so a direct 0.9% quantile rests on a handful
+	// of bursts and wanders (mobile-4g: by 13 ms, one standard deviation
+	// over a run), where the threshold and the mean beyond it rest on
+	// five times as many.
+	tailShare = 5
+	// recentShare: how far the median of the newest quarter of the window
+	// is above the whole window's is added, so that a step up of the
+	// needs counts within seconds, not when it fills 1 − Target of the
+	// whole window. (The newest quarter's own tail quantile, as noisy as
+	// a quarter of the bursts, held mobile-4g's delay up by 5–7 ms.)
 	recentShare = 4
 	// trendRun: the needs' level is the median of runs of this many
 	// frames; a level that rose over each of the last two runs is a ramp
@@ -100,20 +112,44 @@ func (w *needWindow) drop(k int) {
 }
 
 // delay returns the interpolation delay for a starved fraction starve:
-// the larger of the needs' 1 − starve quantile over the window and over
-// its newest quarter, plus the needs' rise if they are ramping, plus
-// interpMargin. The window must not be empty.
+// the needs' 1 − starve tail quantile over the window (tail), plus how far
+// the median of its newest quarter is above the window's (a step up), plus
+// the needs' rise if they are ramping, plus interpMargin. The window must
+// not be empty.
 func (w *needWindow) delay(starve float64) time.Duration {
 	w.since = 0
-	d := w.quantile(0, w.n, 1-starve)
-	if recent := len(w.ring) / recentShare; w.n >= recent {
-		d = max(d, w.quantile(0, recent, 1-starve))
+	d := w.tail(w.n, starve)
+	if recent := len(w.ring) / recentShare; w.n > recent {
+		d += max(0, w.quantile(0, recent, 0.5)-w.quantile(0, w.n, 0.5))
 	}
 	if w.n >= 3*trendRun {
 		a, b, c := w.quantile(0, trendRun, 0.5), w.quantile(trendRun, trendRun, 0.5), w.quantile(2*trendRun, trendRun, 0.5)
 		d += max(0, min(a-b, b-c))
 	}
 	return d + interpMargin
+}
+
+// tail returns the 1 − starve quantile of the newest n needs, extrapolated
+// from those beyond their 1 − m·starve quantile u (m = tailShare, less if
+// that would reach below the median) as an exponential tail:
+// u + (mean of their excess over u) × ln m.
+func (w *needWindow) tail(n int, starve float64) time.Duration {
+	m := min(tailShare, 0.5/starve)
+	if m <= 1 {
+		return w.quantile(0, n, 1-starve)
+	}
+	u := w.quantile(0, n, 1-m*starve)
+	// The quickselect left the needs above u's rank after it.
+	k := max(0, min(n-1, int((1-m*starve)*float64(n)+0.999999999)-1))
+	beyond := w.scratch[k+1 : n]
+	if len(beyond) == 0 {
+		return u
+	}
+	var excess time.Duration
+	for _, x := range beyond {
+		excess += x - u
+	}
+	return u + time.Duration(float64(excess)/float64(len(beyond))*math.Log(m))
 }
 
 // quantile returns the q-quantile of n needs, skipping the newest skip;

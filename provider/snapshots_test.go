@@ -2,6 +2,8 @@ package provider
 
 import (
 	"errors"
+	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -19,17 +21,32 @@ func TestNeedWindowDelay(t *testing.T) {
 		want   time.Duration // before interpMargin
 	}{
 		{"steady", constant(30 * ms), 0.01, 30 * ms},
-		// Every 100th frame needs 100ms: 1% of them.
-		{"a 1% tail, 2% allowed", every(100, 100*ms, 20*ms), 0.02, 20 * ms},
-		{"a 1% tail, 0.5% allowed", every(100, 100*ms, 20*ms), 0.005, 100 * ms},
-		// The last 10 frames need 60ms: 1% of the window, 4% of its
-		// newest quarter.
-		{"a step up counts from the newest quarter", from(990, 60*ms, 20*ms), 0.01, 60 * ms},
-		// 0.1ms more each frame: the newest quarter's 99th percentile
-		// (frame 997: 99.7ms) and the rise of the medians of the last
-		// three runs of 128 (frames 679, 807, 935: 12.8ms each).
-		{"a ramp", func(i int) time.Duration { return time.Duration(i) * ms / 10 }, 0.01, 99700*time.Microsecond + 12800*time.Microsecond},
-		// One rise of the median is a step, not a ramp.
+		// Every 100th frame needs 100ms: 1% of them. The tail beyond the
+		// 1 − 5 × starve quantile (20ms) is taken as exponential with its
+		// mean excess: 10 of 100 frames 80ms above it for 2% (8ms), 10 of
+		// 25 for 0.5% (32ms), times ln 5.
+		{"a 1% tail, 2% allowed", every(100, 100*ms, 20*ms), 0.02, 20*ms + lnTimes(5, 8*ms)},
+		{"a 1% tail, 0.5% allowed", every(100, 100*ms, 20*ms), 0.005, 20*ms + lnTimes(5, 32*ms)},
+		// The threshold never goes below the median: with 12% allowed, the
+		// tail is taken from the median on (10 of 500 frames 80ms above
+		// it: 1.6ms), times ln(0.5/0.12).
+		{"a 1% tail, 12% allowed", every(100, 100*ms, 20*ms), 0.12, 20*ms + lnTimes(0.5/0.12, 1600*time.Microsecond)},
+		// The last 10 frames need 60ms: 1% of the window, in its tail
+		// (10 of the 50 beyond the 95th percentile, 40ms above it).
+		{"a fresh step up is in the tail", from(990, 60*ms, 20*ms), 0.01, 20*ms + lnTimes(5, 8*ms)},
+		// The last 200: the newest quarter's median is 40ms above the
+		// window's, and the tail already holds the step: it counts twice
+		// until the window's median moves.
+		{"a step up counts from the newest quarter's median", from(800, 60*ms, 20*ms), 0.01, 100 * ms},
+		// 0.1ms more each frame: the tail (the 95th percentile, frame
+		// 949: 94.9ms, and the 50 frames beyond it, 2.55ms above on
+		// average), the newest quarter's median above the window's
+		// (frames 874 and 499: 37.5ms) and the rise of the medians of the
+		// last three runs of 128 (frames 679, 807, 935: 12.8ms each).
+		{"a ramp", func(i int) time.Duration { return time.Duration(i) * ms / 10 }, 0.01,
+			94900*time.Microsecond + lnTimes(5, 2550*time.Microsecond) + 37500*time.Microsecond + 12800*time.Microsecond},
+		// One rise of the median is a step, not a ramp; the newest
+		// quarter's median has not moved.
 		{"a step is not a ramp", from(900, 60*ms, 20*ms), 0.01, 60 * ms},
 	}
 	for _, tc := range tests {
@@ -38,11 +55,64 @@ func TestNeedWindowDelay(t *testing.T) {
 			for i := range 1000 {
 				w.add(tc.needs(i))
 			}
-			if got := w.delay(tc.starve); got != tc.want+interpMargin {
-				t.Errorf("delay = %v, want %v", got, tc.want+interpMargin)
+			if diff := cmp.Diff(tc.want+interpMargin, w.delay(tc.starve), nanos); diff != "" {
+				t.Errorf("delay (-want +got):\n%s", diff)
 			}
 		})
 	}
+}
+
+// lnTimes returns d × ln m.
+func lnTimes(m float64, d time.Duration) time.Duration {
+	return time.Duration(float64(d) * math.Log(m))
+}
+
+// The tail of needs made by bursts of lost snapshots, estimated as an
+// exponential beyond five times the share allowed, wanders less from one
+// window to the next than the quantile itself, which rests on a handful
+// of bursts.
+func TestNeedWindowTailWandersLess(t *testing.T) {
+	const (
+		tick    = time.Second / 60
+		size    = 4096
+		windows = 40
+		starve  = 0.009
+	)
+	r := rand.New(rand.NewPCG(1, 2))
+	var tails, quantiles []float64
+	w := newNeedWindow(size)
+	lost := 0 // snapshots lost in a row so far
+	for i := range size * windows {
+		// Frames at 60 per second, jitter of 20ms, a burst of losses
+		// (4 snapshots on average) starting at 0.5% of them.
+		if lost > 0 && r.Float64() < 0.25 {
+			lost = 0
+		} else if lost > 0 || r.Float64() < 0.005 {
+			lost++
+		}
+		w.add(80*ms + time.Duration(r.Float64()*float64(20*ms)) + time.Duration(lost)*tick)
+		if (i+1)%size == 0 {
+			tails = append(tails, float64(w.tail(size, starve)))
+			quantiles = append(quantiles, float64(w.quantile(0, size, 1-starve)))
+		}
+	}
+	st, sq := stddev(tails), stddev(quantiles)
+	t.Logf("sd over %d windows: tail %.2fms, quantile %.2fms", windows, st/1e6, sq/1e6)
+	if st > 0.8*sq {
+		t.Errorf("the tail estimate wanders by %.2fms, the quantile by %.2fms: want under 80%%", st/1e6, sq/1e6)
+	}
+}
+
+func stddev(v []float64) float64 {
+	var sum, sq float64
+	for _, x := range v {
+		sum += x
+	}
+	mean := sum / float64(len(v))
+	for _, x := range v {
+		sq += (x - mean) * (x - mean)
+	}
+	return math.Sqrt(sq / float64(len(v)))
 }
 
 // every returns d for every n-th frame, else base.
@@ -67,6 +137,10 @@ func from(k int, d, base time.Duration) func(int) time.Duration {
 
 func TestAdaptiveSizesInterpFromNeeds(t *testing.T) {
 	const tick = time.Second / 60
+	// 20 silences of 1..5 ticks in 2400 frames: 100 needs above 50ms, in
+	// the 108 beyond the 1 − 5 × 0.9% quantile (50ms), 20 × 15 ticks
+	// above it in all; the tail is their mean excess times ln 5.
+	shortSilenceTail := lnTimes(5, 20*15*tick/108)
 	e := Estimate{Valid: true, Uplink: 20 * ms, Downlink: 30 * ms}
 	frame := func(need, silence time.Duration) InterpFrame { return InterpFrame{Need: need, Silence: silence} }
 	type step struct {
@@ -98,7 +172,7 @@ func TestAdaptiveSizesInterpFromNeeds(t *testing.T) {
 					return frame(50*ms+time.Duration(k)*tick, time.Duration(k)*tick)
 				}
 				return steady(i)
-			}, InterpFromNeeds, 20*ms + 5*tick + interpMargin},
+			}, InterpFromNeeds, 20*ms + shortSilenceTail + interpMargin},
 		}},
 	}
 	for _, tc := range tests {
@@ -112,7 +186,7 @@ func TestAdaptiveSizesInterpFromNeeds(t *testing.T) {
 					a.ObserveInterpFrame(st.frame(i), e)
 				}
 				_, client := a.Buffers(tick)
-				if diff := cmp.Diff([]any{st.source, st.client}, []any{a.Interp(), client}); diff != "" {
+				if diff := cmp.Diff([]any{st.source, st.client}, []any{a.Interp(), client}, nanos); diff != "" {
 					t.Errorf("step %d: source, client buffer (-want +got):\n%s", j, diff)
 				}
 			}
