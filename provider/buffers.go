@@ -159,7 +159,13 @@ func (w *delayWindow) tailQuantile(q, m float64) time.Duration {
 		return sortedRank(s, q)
 	}
 	i := max(0, min(len(s)-1, int((1-m*(1-q))*float64(len(s))+0.999999999)-1))
-	u, beyond := s[i], s[i+1:]
+	return expTail(s[i], s[i+1:], m)
+}
+
+// expTail extrapolates a quantile m times further into the tail than the
+// threshold u, from the values beyond u, as an exponential tail: u plus
+// their mean excess over u times ln m (u itself without any).
+func expTail(u time.Duration, beyond []time.Duration, m float64) time.Duration {
 	if len(beyond) == 0 {
 		return u
 	}

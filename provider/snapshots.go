@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"math"
 	"time"
 
 	"github.com/netclock/netclock/internal/rank"
@@ -141,15 +140,7 @@ func (w *needWindow) tail(n int, starve float64) time.Duration {
 	u := w.quantile(0, n, 1-m*starve)
 	// The quickselect left the needs above u's rank after it.
 	k := max(0, min(n-1, int((1-m*starve)*float64(n)+0.999999999)-1))
-	beyond := w.scratch[k+1 : n]
-	if len(beyond) == 0 {
-		return u
-	}
-	var excess time.Duration
-	for _, x := range beyond {
-		excess += x - u
-	}
-	return u + time.Duration(float64(excess)/float64(len(beyond))*math.Log(m))
+	return expTail(u, w.scratch[k+1:n], m)
 }
 
 // quantile returns the q-quantile of n needs, skipping the newest skip;
