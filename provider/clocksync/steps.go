@@ -14,11 +14,7 @@ import (
 func (e *Estimator) tolerances(older scanned) (dropU, dropW, riseU, riseW int64) {
 	meanU, meanW := e.meanExcessOf(older, older.minU, older.minW)
 	// The floors are tilted by as much as the drift's error over the window.
-	rse := e.rSE
-	if !e.fitted {
-		rse = priorDriftSE
-	}
-	floor := int64(200*time.Microsecond) + int64(3*rse*float64(e.t[e.at(e.n-1)]-e.t[e.head]))
+	floor := int64(200*time.Microsecond) + int64(3*e.driftSE()*float64(e.t[e.at(e.n-1)]-e.t[e.head]))
 	return max(floor, meanU/4), max(floor, meanW/4), max(floor, 2*meanU), max(floor, 2*meanW)
 }
 
