@@ -68,16 +68,15 @@ func (e *Estimator) fit(now int64, drift bool) {
 // history's fit is checked.
 const shortBins = 64
 
-// longSlack is how far the two histories may disagree beyond their errors:
-// a few ppm of drift wander over the long one.
-const longSlack = 0
-
 // driftFit fits the drift to the whole history of bins (512 s), unless the
 // newest shortBins of them disagree with it beyond both fits' errors: a
 // queue that builds in one direction while the other's drains tilts a
 // short history by as much as a clock's rate, and a long one averages it
-// out; a rate that changed (a slew the floors hid) shows as the recent
-// history leaving the long one, and is followed on the recent one.
+// out; a rate that changed (a slew the floors hid, or drift wander on a
+// clean path, where both errors are small) shows as the recent history
+// leaving the long one, and is followed on the recent one. (A slack of
+// 20 ppm beyond the errors, tried, helped queued paths such as random:135
+// and cost clean ones with wander as much.)
 func (e *Estimator) driftFit() (r, se float64, ok bool) {
 	e.rSEBound = 0
 	if e.binN <= shortBins {
@@ -90,7 +89,7 @@ func (e *Estimator) driftFit() (r, se float64, ok bool) {
 		return rs, ses, oks
 	case !oks:
 		return rl, sel, true
-	case math.Abs(rs-rl) <= 3*math.Hypot(ses, sel)+longSlack:
+	case math.Abs(rs-rl) <= 3*math.Hypot(ses, sel):
 		// The bound keeps the recent history's error: the long one's
 		// assumes a rate that held for 512 s, which only the agreement
 		// supports.
