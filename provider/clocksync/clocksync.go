@@ -53,8 +53,10 @@
 // each direction (an estimate of how far the minimum can still be above the
 // true floor), the drift's error over the window, the bins' wander, the
 // floors' slow wander (a queue whose level the window's minimum never
-// reaches; floorwander.go) and the uncertainty of every inferred asymmetry — a path change held, a clock
-// move taken back, a fall in doubt — and is never more than the hard bound
+// reaches; floorwander.go), how far above the floors the drift history saw
+// the window's floors sit (a rare low value that left the window;
+// floormemory.go) and the uncertainty of every inferred asymmetry — a path
+// change held, a clock move taken back, a fall in doubt — and is never more than the hard bound
 // that the newest samples give whatever the jitter and the inferences: the
 // offset lies between −(their downlink floor) and their uplink floor.
 package clocksync
@@ -223,6 +225,10 @@ type Estimator struct {
 	bending      bool
 	dirSlopes    dirSlopes
 	driftHold    int // bins to wait before the drift is refitted
+	// The drift history's lowest floors, since A last changed or rare
+	// (floormemory.go), and A then; recomputed when !memOK.
+	memU, memW, memSince, memAsym int64
+	memOK                         bool
 
 	// The drift tracker: the minimum u and w of each BinDuration of client
 	// time, for the last len(bins) bins, oldest at binHead.
@@ -244,7 +250,10 @@ type bin struct {
 	start      int64
 	tu, tw     int64
 	minU, minW int64
-	n          int
+	// The second lowest (MaxInt64 until there is one): far above the
+	// lowest, that one was a rare low value, not a path state.
+	min2U, min2W int64
+	n            int
 	// The path segment of each direction: a one-way step starts a new
 	// one, and the drift fit gives each its own intercept.
 	segU, segW int
@@ -420,6 +429,7 @@ func (e *Estimator) startAfresh() {
 	e.belowU, e.belowW, e.aboveU, e.aboveW, e.mildU, e.mildW = 0, 0, 0, 0, 0, 0
 	e.bound = -1
 	e.binN, e.binsDone, e.cur = 0, 0, bin{}
+	e.memOK = false
 	e.gatedRun = 0
 	e.acquiring = acquireSamples
 	e.markRestart()
@@ -488,6 +498,13 @@ func (e *Estimator) update(now int64) {
 	// which the floors' slow wander hints at; in the first window, as far
 	// again as the queue swings in a few bins.
 	bound += slowWander * (e.slowU + e.slowW)
+	// A floor the window lost sits above the true one by at least what
+	// the history saw below it (floormemory.go), and that value, one of a
+	// tail too thin for the window to measure, may itself sit as far again
+	// above the true floor: the offset's error moves by half of each.
+	if dU, dW := e.floorMemory(fu, fw, now); dU != dW {
+		bound += abs64(dU - dW)
+	}
 	if now-e.freshAt < int64(e.cfg.Window) {
 		bound += youngWander * (e.wanU + e.wanW)
 	}

@@ -43,7 +43,7 @@ const doubtNoise = 6
 func (e *Estimator) suspect(fellU bool, size, tol, now int64) {
 	if e.doubt.on {
 		if e.doubt.fellU == fellU && (now-e.doubt.at < recentWindow || 4*size <= e.doubt.size) && e.doubt.parts < 8 &&
-			e.doubt.size > max(2*(2*(e.spU+e.spW)+int64(50*time.Microsecond)), int64(time.Millisecond)) {
+			max(e.doubt.size, size) > max(2*(2*(e.spU+e.spW)+int64(50*time.Microsecond)), int64(time.Millisecond)) {
 			// The same floor falling further, moments later: one fall
 			// seen in parts (a queue on that side drained meanwhile);
 			// or by a fraction of the fall, however much later: the new

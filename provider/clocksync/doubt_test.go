@@ -234,22 +234,28 @@ func TestStepPastTheFloorIsTheClock(t *testing.T) {
 // show (random:104: a 5.4 ms fall, then 0.3 ms 6.7 s later). A small
 // further fall of the same floor is part of the fall in doubt; a new doubt
 // in its place lost the clock's reading. A large one that late is a change
-// of its own.
+// of its own. A step whose first part is small (the first samples after it
+// queued on the falling side: random:322, a 3 ms server step seen as 0.7 ms
+// and then 2.1 ms) is one fall too; two small parts are a floor settling,
+// which adds up to no step.
 func TestFallSettlingInPartsStaysOneDoubt(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
+		first     int64
 		after     time.Duration
 		size      int64
 		wantSize  int64
 		wantParts int
 	}{
-		{"small, late", 7 * time.Second, int64(300 * time.Microsecond), int64(5700 * time.Microsecond), 2},
-		{"large, late", 7 * time.Second, int64(3 * ms), int64(3 * ms), 1},
-		{"large, soon", 2 * time.Second, int64(3 * ms), int64(8400 * time.Microsecond), 2},
+		{"small, late", int64(5400 * time.Microsecond), 7 * time.Second, int64(300 * time.Microsecond), int64(5700 * time.Microsecond), 2},
+		{"large, late", int64(5400 * time.Microsecond), 7 * time.Second, int64(3 * ms), int64(3 * ms), 1},
+		{"large, soon", int64(5400 * time.Microsecond), 2 * time.Second, int64(3 * ms), int64(8400 * time.Microsecond), 2},
+		{"small first part, large soon", int64(700 * time.Microsecond), time.Second, int64(2100 * time.Microsecond), int64(2800 * time.Microsecond), 2},
+		{"small parts, soon", int64(300 * time.Microsecond), time.Second, int64(300 * time.Microsecond), int64(300 * time.Microsecond), 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEst(t)
-			e.suspect(true, int64(5400*time.Microsecond), int64(ms), 0)
+			e.suspect(true, tc.first, int64(ms), 0)
 			e.suspect(true, tc.size, int64(ms), int64(tc.after))
 			if got := e.doubt; !got.on || got.size != tc.wantSize || got.parts != tc.wantParts {
 				t.Errorf("doubt %+v, want on, size %v, %d parts", got, time.Duration(tc.wantSize), tc.wantParts)

@@ -20,17 +20,23 @@ func (e *Estimator) addToBin(t, u, w int64) bool {
 		e.bins[(e.binHead+e.binN)%numBins] = e.cur
 		e.binN++
 		e.binsDone++
+		e.memOK = false
 		e.driftHold = max(0, e.driftHold-1)
 		e.cur = bin{}
 	}
 	if e.cur.n == 0 {
-		e.cur = bin{start: t, tu: t, tw: t, minU: u, minW: w, segU: e.segU, segW: e.segW}
-	}
-	if u < e.cur.minU {
-		e.cur.minU, e.cur.tu = u, t
-	}
-	if w < e.cur.minW {
-		e.cur.minW, e.cur.tw = w, t
+		e.cur = bin{start: t, tu: t, tw: t, minU: u, minW: w, min2U: math.MaxInt64, min2W: math.MaxInt64, segU: e.segU, segW: e.segW}
+	} else {
+		if u < e.cur.minU {
+			e.cur.min2U, e.cur.minU, e.cur.tu = e.cur.minU, u, t
+		} else {
+			e.cur.min2U = min(e.cur.min2U, u)
+		}
+		if w < e.cur.minW {
+			e.cur.min2W, e.cur.minW, e.cur.tw = e.cur.minW, w, t
+		} else {
+			e.cur.min2W = min(e.cur.min2W, w)
+		}
 	}
 	e.cur.n++
 	return done
@@ -104,6 +110,7 @@ func (e *Estimator) driftFit() (r, se float64, ok bool) {
 func (e *Estimator) reanchor(now int64) {
 	e.t0 = now
 	e.doubt.minOK = false
+	e.memOK = false
 	e.olderDirty = true
 	for k := 0; k < e.n; k++ {
 		i := e.at(k)

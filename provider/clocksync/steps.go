@@ -300,6 +300,7 @@ func (e *Estimator) restart(keep int) {
 	e.bound = -1
 	e.binN, e.binsDone, e.cur = 0, 0, bin{}
 	e.doubt.on = false
+	e.memOK = false
 }
 
 // rateShift keeps only the newest span samples after the clock's rate
@@ -319,6 +320,7 @@ func (e *Estimator) rateShift(span int) {
 		e.binN--
 	}
 	e.binsDone = e.binN
+	e.memOK = false
 	// What showed the shift measures the new rate: take it now rather than
 	// when the drift tracker has bins enough to fit it.
 	if dr, ok := e.shiftRate(span); ok {
