@@ -225,10 +225,11 @@ type Estimator struct {
 	bending      bool
 	dirSlopes    dirSlopes
 	driftHold    int // bins to wait before the drift is refitted
-	// The drift history's lowest floors, since A last changed or rare
-	// (floormemory.go), and A then; recomputed when !memOK.
-	memU, memW, memSince, memAsym int64
-	memOK                         bool
+	// The drift history's lowest floors (floormemory.go), U then W, and
+	// since when A has held its value memAsym; recomputed when !memOK.
+	memNear, memFar   [2]int64
+	memSince, memAsym int64
+	memOK             bool
 
 	// The drift tracker: the minimum u and w of each BinDuration of client
 	// time, for the last len(bins) bins, oldest at binHead.
@@ -465,7 +466,10 @@ func (e *Estimator) update(now int64) {
 	e.rttFloor = rttFloor
 	pathMoved := e.pathMovedSinceRestart(rttFloor, tolU, tolW)
 	asym := max(-rttFloor, min(rttFloor, e.asym))
-	theta := (fu + e.liftU - fw - e.liftW - asym) / 2
+	// The window's floors, or lower ones the drift history saw lately on
+	// the same path (floormemory.go).
+	lost := e.floorMemory(fu, fw, now)
+	theta := (fu - lost.nearU + e.liftU - fw + lost.nearW - e.liftW - asym) / 2
 	upFloor := (rttFloor + asym) / 2
 	downFloor := rttFloor - upFloor
 	// The hard bound holds whatever the jitter, if the drift is right.
@@ -499,12 +503,10 @@ func (e *Estimator) update(now int64) {
 	// again as the queue swings in a few bins.
 	bound += slowWander * (e.slowU + e.slowW)
 	// A floor the window lost sits above the true one by at least what
-	// the history saw below it (floormemory.go), and that value, one of a
-	// tail too thin for the window to measure, may itself sit as far again
-	// above the true floor: the offset's error moves by half of each.
-	if dU, dW := e.floorMemory(fu, fw, now); dU != dW {
-		bound += abs64(dU - dW)
-	}
+	// the history saw below it, and that value, one of a tail too thin
+	// for the window to measure, may itself sit as far again above the
+	// true floor: the offset's error moves by half of each.
+	bound += abs64(lost.farU - lost.farW)
 	if now-e.freshAt < int64(e.cfg.Window) {
 		bound += youngWander * (e.wanU + e.wanW)
 	}

@@ -49,3 +49,33 @@ func TestRareLowValuesStayInTheBound(t *testing.T) {
 		}
 	}
 }
+
+// TestQueuedFloorTakesTheHistorysLowest: behind an uplink that queues
+// (exponential jitter, mean 15 ms, as the asymmetric-jitter profile) the
+// window's lowest uplink sample sits tens of microseconds above the floor
+// and moves with every low sample that enters or leaves; the drift
+// history's last two windows hold one lower. Median p99 |error| over 8
+// seeds: 44 µs with the window alone, 20 µs with the history.
+func TestQueuedFloorTakesTheHistorysLowest(t *testing.T) {
+	var p99s []time.Duration
+	for seed := uint64(1); seed <= 8; seed++ {
+		p := &path{rng: rand.New(rand.NewPCG(seed, 17)), offset: -8 * time.Second, driftPPM: 35,
+			up: 20 * ms, down: 20 * ms, jitUp: exponential(15 * ms), jitDn: uniform(200 * time.Microsecond)}
+		e := newEst(t)
+		var errs []time.Duration
+		for now := time.Duration(0); now < 12*time.Minute; now += 100 * ms {
+			if err := e.Observe(p.exchange(now)); err != nil {
+				t.Fatal(err)
+			}
+			if now >= 2*time.Minute {
+				errs = append(errs, abs(errAt(e.Estimate(), p, now+40*ms)))
+			}
+		}
+		slices.Sort(errs)
+		p99s = append(p99s, errs[len(errs)*99/100])
+	}
+	slices.Sort(p99s)
+	if med := (p99s[3] + p99s[4]) / 2; med > 30*time.Microsecond {
+		t.Errorf("median p99 |error| %v over 8 seeds (%v), want <= 30µs", med, p99s)
+	}
+}
