@@ -18,7 +18,9 @@
 // at the start: a fixed asymmetry costs A/2, the physical limit. Taking the
 // minimum in each direction separately converges like 1/N and is unbiased
 // when jitter differs by direction; averaging converges like 1/√N and is
-// biased by the jitter asymmetry.
+// biased by the jitter asymmetry. Where the drift bins of the last two
+// windows saw a lower floor on the same path (the window's lowest samples
+// left it), the estimate takes that one (floormemory.go).
 //
 // The drift (the server clock's rate against the client's) comes from the
 // minima of 2 s bins over 512 s (over the newest 128 s when they disagree
