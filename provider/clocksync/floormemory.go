@@ -2,22 +2,23 @@ package clocksync
 
 import "math"
 
-// The floors the window has lost: a floor the window no longer reaches
-// was still seen lower by the drift history. On the same path (A
-// unchanged since), the true floor is at least that low, so the window's
-// floor sits at least that far above it — unless the clock moved
-// meanwhile (a jump or a rate change restarts the history; a move the
-// path tracker follows as it happens starts the memory afresh): its lowest samples left the
-// window, on a soft floor or one whose low values are rare, which the
-// spacing of the window's lowest samples (the statistical bound's measure)
-// cannot see. The estimate takes the lower floor if it was seen within
-// the last two windows (older bins lean on the drift over more time than
-// its wander allows); the bound keeps it for four. Before A last changed
-// the floors may have been another path's, except for a rare low value:
-// one sample far below the rest of its bin is no path state, and a path
-// tracker that took its coming and going for a path that changed and came
-// back (a known state, whose A it takes back exactly) must not claim the
-// higher floor is the true one. The bound keeps those too.
+// The floors the window has lost. A window's floor rises whenever its
+// lowest samples leave it, on a soft floor or one whose low values are
+// rare, and the spacing of the window's lowest samples (the statistical
+// bound's measure) cannot see it; the drift history (the bins' minima)
+// still saw the lower values. On the same path the true floor is at least
+// that low. The same path means: the same one-way segment, A unchanged
+// since (no path change inferred), and no clock move in between (a jump or
+// a rate change restarts the history; a move the path tracker follows as
+// it happens, by lifting a floor, starts the memory afresh).
+//
+// The estimate takes the lower floor if it was seen within the last two
+// windows: older bins lean on the drift over longer than its wander
+// allows. The bound keeps it for four, and also counts rare low values
+// from before A last changed: one sample far below the rest of its bin is
+// no path state, and a tracker that took such a value's coming and going
+// for a path that changed and came back (a known state, whose A it takes
+// back exactly) must not claim the higher floor is the true one.
 
 // lostFloors is how far the window's floors sit above the drift history's
 // lowest: near, as the estimate takes it; far, as the bound does.
