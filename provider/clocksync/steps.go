@@ -104,7 +104,15 @@ func (e *Estimator) detectSteps() Event {
 		k := int64(max(1, span-skip))
 		upU, upW := max(dropU, 4*(riseU/2)/k), max(dropW, 4*(riseW/2)/k)
 		isJump := (a < -dropU && b > upW) || (b < -dropW && a > upU)
-		e.belowU, e.belowW, e.aboveU, e.aboveW, e.mildU, e.mildW = 0, 0, 0, 0, 0, 0
+		// The other side's rise goes on counting, unless this is a jump or
+		// follows an interruption: a slew lowers one floor sample by
+		// sample, a drop each few samples, while the other's rise builds
+		// the evidence of it; a handover moves both floors at once, after
+		// an outage, and is no slew.
+		e.belowU, e.belowW = 0, 0
+		if e.recentGap() {
+			e.aboveU, e.aboveW, e.mildU, e.mildW = 0, 0, 0, 0
+		}
 		// Equal and opposite within a third (a short span's minimum sits
 		// a little above its floor), and not one side dropping while the
 		// other only wobbles: the mean excess (meanU, meanW) is no
@@ -118,6 +126,7 @@ func (e *Estimator) detectSteps() Event {
 			isJump = false
 		}
 		if isJump && abs64(ma-mb) <= max(ma, mb)/3+int64(200*time.Microsecond) {
+			e.aboveU, e.aboveW, e.mildU, e.mildW = 0, 0, 0, 0
 			e.olderDirty = true
 			e.restart(span - skip)
 			e.forgetPaths()
