@@ -18,7 +18,7 @@
 // at the start: a fixed asymmetry costs A/2, the physical limit. Taking the
 // minimum in each direction separately converges like 1/N and is unbiased
 // when jitter differs by direction; averaging converges like 1/√N and is
-// biased by the jitter asymmetry. Where the drift bins of the last two
+// biased by the jitter asymmetry. Where the drift bins of the last three
 // windows saw a lower floor on the same path (the window's lowest samples
 // left it), the estimate takes that one (floormemory.go).
 //

@@ -12,9 +12,10 @@ import "math"
 // a rate change restarts the history; a move the path tracker follows as
 // it happens, by lifting a floor, starts the memory afresh).
 //
-// The estimate takes the lower floor if it was seen within the last two
+// The estimate takes the lower floor if it was seen within the last three
 // windows: older bins lean on the drift over longer than its wander
-// allows. The bound keeps it for four, and also counts rare low values
+// allows (at four, random:60's 0.53 ppm/min of wander cost ×2.2). The
+// bound keeps it for four, and also counts rare low values
 // from before A last changed: one sample far below the rest of its bin is
 // no path state, and a tracker that took such a value's coming and going
 // for a path that changed and came back (a known state, whose A it takes
@@ -101,6 +102,6 @@ const (
 	isolatedK = 8
 	// nearWindows and farWindows are how many windows back the estimate
 	// and the bound search the drift history.
-	nearWindows = 2
+	nearWindows = 3
 	farWindows  = 4
 )

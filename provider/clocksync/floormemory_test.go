@@ -54,8 +54,9 @@ func TestRareLowValuesStayInTheBound(t *testing.T) {
 // (exponential jitter, mean 15 ms, as the asymmetric-jitter profile) the
 // window's lowest uplink sample sits tens of microseconds above the floor
 // and moves with every low sample that enters or leaves; the drift
-// history's last two windows hold one lower. Median p99 |error| over 8
-// seeds: 44 µs with the window alone, 20 µs with the history.
+// history's last three windows hold one lower. Median p99 |error| over 8
+// seeds: 44 µs with the window alone, 20 µs with two windows of history,
+// 17 µs with three.
 func TestQueuedFloorTakesTheHistorysLowest(t *testing.T) {
 	var p99s []time.Duration
 	for seed := uint64(1); seed <= 8; seed++ {
@@ -75,7 +76,7 @@ func TestQueuedFloorTakesTheHistorysLowest(t *testing.T) {
 		p99s = append(p99s, errs[len(errs)*99/100])
 	}
 	slices.Sort(p99s)
-	if med := (p99s[3] + p99s[4]) / 2; med > 30*time.Microsecond {
-		t.Errorf("median p99 |error| %v over 8 seeds (%v), want <= 30µs", med, p99s)
+	if med := (p99s[3] + p99s[4]) / 2; med > 25*time.Microsecond {
+		t.Errorf("median p99 |error| %v over 8 seeds (%v), want <= 25µs", med, p99s)
 	}
 }
