@@ -325,7 +325,7 @@ func (a *Adaptive) ObserveInterpFrame(f InterpFrame, e Estimate) {
 			a.needs.drop(a.silentRun)
 			a.outage = true
 			if a.interp == InterpFromNeeds && a.needs.n > 0 {
-				a.interpDelay = a.needs.delay(interpAim * (1 - a.cfg.Target))
+				a.interpDelay = a.needs.delay(interpAim*(1-a.cfg.Target), interval)
 			}
 		}
 		return
@@ -335,7 +335,7 @@ func (a *Adaptive) ObserveInterpFrame(f InterpFrame, e Estimate) {
 	if a.needs.n < minInterpNeeds || (a.interp == InterpFromNeeds && a.needs.since < solveEvery) {
 		return
 	}
-	a.interpDelay, a.interp = a.needs.delay(interpAim*(1-a.cfg.Target)), InterpFromNeeds
+	a.interpDelay, a.interp = a.needs.delay(interpAim*(1-a.cfg.Target), interval), InterpFromNeeds
 }
 
 // Interp returns what ClientBuffer is sized from.
