@@ -59,9 +59,10 @@ const (
 	// costs scale × ln r of delay: at most lightTail/e (0.28) of an
 	// interval, at a scale of lightTail/e intervals. Starving less is
 	// cheap there, and a run's starved share wanders around the aim (over
-	// QUIC on a VM, ue-bad starved 0.54–1.46% of 40 s aiming at 0.9%);
-	// where bursts of lost snapshots make the tail long (mobile-4g: aiming
-	// at 0.7% instead of 0.9% cost 7.8 ms), the aim stays.
+	// QUIC on a VM, ue-bad starved 0.42–1.46% of 40 s in 14 runs aiming
+	// at 0.9%); where bursts of lost snapshots make the tail long
+	// (mobile-4g: aiming at 0.7% instead of 0.9% cost 7.8 ms), the aim
+	// stays.
 	lightTail, maxLower = 0.75, 2
 	// tailShare: the needs' tail is extrapolated from those beyond the
 	// quantile that leaves tailShare times the starved share aimed at
