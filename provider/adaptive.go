@@ -165,10 +165,15 @@ func (s InterpSource) String() string {
 // an exponential tail beyond their 1 − 5×0.9×(1 − Target) quantile (the
 // threshold plus the mean excess beyond it times ln 5: lost snapshots come
 // in bursts, so the quantile itself rests on a handful of them and
-// wanders), raised by how far the median of the newest quarter of the
-// window is above the window's (a step up counts within seconds; until the
-// window's median moves, the tail holds the step too, and it counts
-// twice), and by the needs' rise while they ramp (the median of each of
+// wanders). Where that tail is short, its scale (the mean excess) under
+// 3/4 of a snapshot interval, the share aimed at is divided by up to 2
+// (by 3/4 interval over the scale): starving less costs the scale times
+// the log of the divisor, at most 0.28 of an interval, and a run's
+// starved share wanders around the aim; where the tail is long (bursts of
+// losses), the aim stays. The delay is raised by how far the median of
+// the newest quarter of the window is above the window's (a step up
+// counts within seconds; until the window's median moves, the tail holds
+// the step too, and it counts twice), and by the needs' rise while they ramp (the median of each of
 // the last three runs of 128 frames above the one before: a queue filling
 // faster than the buffer moves), plus 0.5ms. Frames in a silence longer
 // than 250ms (an outage) are left out: no delay worth having covers one.
@@ -325,7 +330,7 @@ func (a *Adaptive) ObserveInterpFrame(f InterpFrame, e Estimate) {
 			a.needs.drop(a.silentRun)
 			a.outage = true
 			if a.interp == InterpFromNeeds && a.needs.n > 0 {
-				a.interpDelay = a.needs.delay(interpAim * (1 - a.cfg.Target))
+				a.interpDelay = a.needs.delay(interpAim*(1-a.cfg.Target), interval)
 			}
 		}
 		return
@@ -335,7 +340,7 @@ func (a *Adaptive) ObserveInterpFrame(f InterpFrame, e Estimate) {
 	if a.needs.n < minInterpNeeds || (a.interp == InterpFromNeeds && a.needs.since < solveEvery) {
 		return
 	}
-	a.interpDelay, a.interp = a.needs.delay(interpAim*(1-a.cfg.Target)), InterpFromNeeds
+	a.interpDelay, a.interp = a.needs.delay(interpAim*(1-a.cfg.Target), interval), InterpFromNeeds
 }
 
 // Interp returns what ClientBuffer is sized from.

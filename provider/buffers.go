@@ -166,14 +166,20 @@ func (w *delayWindow) tailQuantile(q, m float64) time.Duration {
 // threshold u, from the values beyond u, as an exponential tail: u plus
 // their mean excess over u times ln m (u itself without any).
 func expTail(u time.Duration, beyond []time.Duration, m float64) time.Duration {
+	return u + time.Duration(float64(meanExcess(u, beyond))*math.Log(m))
+}
+
+// meanExcess is the mean of beyond's excess over u (0 for none): the
+// scale of an exponential tail beyond u.
+func meanExcess(u time.Duration, beyond []time.Duration) time.Duration {
 	if len(beyond) == 0 {
-		return u
+		return 0
 	}
 	var excess time.Duration
 	for _, x := range beyond {
 		excess += x - u
 	}
-	return u + time.Duration(float64(excess)/float64(len(beyond))*math.Log(m))
+	return excess / time.Duration(len(beyond))
 }
 
 // quantile returns the q-quantile (nearest rank) of the window, which must

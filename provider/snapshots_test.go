@@ -14,6 +14,12 @@ import (
 )
 
 func TestNeedWindowDelay(t *testing.T) {
+	// At 60 snapshots a second, the share allowed is halved where the
+	// tail's scale (mean excess) is under 12.5ms (lightTail intervals),
+	// divided by 12.5ms / scale where it is between 6.25 and 12.5ms, and
+	// kept where it is longer.
+	const interval = time.Second / 60
+	light := lightTail * float64(interval)
 	tests := []struct {
 		name   string
 		needs  func(i int) time.Duration // the i-th of 1000 frames
@@ -23,28 +29,30 @@ func TestNeedWindowDelay(t *testing.T) {
 		{"steady", constant(30 * ms), 0.01, 30 * ms},
 		// Every 100th frame needs 100ms: 1% of them. The tail beyond the
 		// 1 − 5 × starve quantile (20ms) is taken as exponential with its
-		// mean excess: 10 of 100 frames 80ms above it for 2% (8ms), 10 of
-		// 25 for 0.5% (32ms), times ln 5.
-		{"a 1% tail, 2% allowed", every(100, 100*ms, 20*ms), 0.02, 20*ms + lnTimes(5, 8*ms)},
+		// mean excess: 10 of 100 frames 80ms above it for 2% (8ms: the
+		// share is divided by 12.5/8), 10 of 25 for 0.5% (32ms: a long
+		// tail, the share as is), times ln 5.
+		{"a 1% tail, 2% allowed", every(100, 100*ms, 20*ms), 0.02, 20*ms + lnTimes(5*light/float64(8*ms), 8*ms)},
 		{"a 1% tail, 0.5% allowed", every(100, 100*ms, 20*ms), 0.005, 20*ms + lnTimes(5, 32*ms)},
 		// The threshold never goes below the median: with 12% allowed, the
 		// tail is taken from the median on (10 of 500 frames 80ms above
-		// it: 1.6ms), times ln(0.5/0.12).
-		{"a 1% tail, 12% allowed", every(100, 100*ms, 20*ms), 0.12, 20*ms + lnTimes(0.5/0.12, 1600*time.Microsecond)},
+		// it: 1.6ms, short: half the share), times ln(2 × 0.5/0.12).
+		{"a 1% tail, 12% allowed", every(100, 100*ms, 20*ms), 0.12, 20*ms + lnTimes(2*0.5/0.12, 1600*time.Microsecond)},
 		// The last 10 frames need 60ms: 1% of the window, in its tail
 		// (10 of the 50 beyond the 95th percentile, 40ms above it).
-		{"a fresh step up is in the tail", from(990, 60*ms, 20*ms), 0.01, 20*ms + lnTimes(5, 8*ms)},
+		{"a fresh step up is in the tail", from(990, 60*ms, 20*ms), 0.01, 20*ms + lnTimes(5*light/float64(8*ms), 8*ms)},
 		// The last 200: the newest quarter's median is 40ms above the
 		// window's, and the tail already holds the step: it counts twice
 		// until the window's median moves.
 		{"a step up counts from the newest quarter's median", from(800, 60*ms, 20*ms), 0.01, 100 * ms},
 		// 0.1ms more each frame: the tail (the 95th percentile, frame
 		// 949: 94.9ms, and the 50 frames beyond it, 2.55ms above on
-		// average), the newest quarter's median above the window's
-		// (frames 874 and 499: 37.5ms) and the rise of the medians of the
-		// last three runs of 128 (frames 679, 807, 935: 12.8ms each).
+		// average: short, half the share), the newest quarter's median
+		// above the window's (frames 874 and 499: 37.5ms) and the rise of
+		// the medians of the last three runs of 128 (frames 679, 807,
+		// 935: 12.8ms each).
 		{"a ramp", func(i int) time.Duration { return time.Duration(i) * ms / 10 }, 0.01,
-			94900*time.Microsecond + lnTimes(5, 2550*time.Microsecond) + 37500*time.Microsecond + 12800*time.Microsecond},
+			94900*time.Microsecond + lnTimes(10, 2550*time.Microsecond) + 37500*time.Microsecond + 12800*time.Microsecond},
 		// One rise of the median is a step, not a ramp; the newest
 		// quarter's median has not moved.
 		{"a step is not a ramp", from(900, 60*ms, 20*ms), 0.01, 60 * ms},
@@ -55,10 +63,37 @@ func TestNeedWindowDelay(t *testing.T) {
 			for i := range 1000 {
 				w.add(tc.needs(i))
 			}
-			if diff := cmp.Diff(tc.want+interpMargin, w.delay(tc.starve), nanos); diff != "" {
+			if diff := cmp.Diff(tc.want+interpMargin, w.delay(tc.starve, interval), nanos); diff != "" {
 				t.Errorf("delay (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// Aiming lower where the tail is short costs at most lightTail/e of a
+// snapshot interval (at a scale of lightTail/e intervals), and nothing
+// where the tail is long.
+func TestNeedWindowLowerAimCost(t *testing.T) {
+	const interval = time.Second / 60
+	light := lightTail * float64(interval)
+	bound := time.Duration(light / math.E)
+	var most time.Duration
+	for h := ms; h <= 400*ms; h += ms / 2 {
+		w := newNeedWindow(1000)
+		for i := range 1000 {
+			w.add(every(100, 20*ms+h, 20*ms)(i)) // scale: h/5 beyond the 95th percentile
+		}
+		cost := w.tail(1000, 0.009, interval) - w.tail(1000, 0.009, 0)
+		if cost < 0 || cost > bound+4 {
+			t.Errorf("tail of height %v: aiming lower cost %v, want within [0, %v]", h, cost, bound)
+		}
+		if float64(h/5) >= light && cost != 0 {
+			t.Errorf("tail of scale %v, long: cost %v, want 0", h/5, cost)
+		}
+		most = max(most, cost)
+	}
+	if most < bound*9/10 {
+		t.Errorf("the largest cost %v is not near the bound %v: the sweep missed the costly scales", most, bound)
 	}
 }
 
@@ -92,7 +127,7 @@ func TestNeedWindowTailWandersLess(t *testing.T) {
 		}
 		w.add(80*ms + time.Duration(r.Float64()*float64(20*ms)) + time.Duration(lost)*tick)
 		if (i+1)%size == 0 {
-			tails = append(tails, float64(w.tail(size, starve)))
+			tails = append(tails, float64(w.tail(size, starve, 0))) // the estimate alone: no lowering
 			quantiles = append(quantiles, float64(w.quantile(0, size, 1-starve)))
 		}
 	}
