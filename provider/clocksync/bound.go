@@ -101,6 +101,12 @@ func (e *Estimator) recentHard(now, theta int64) int64 {
 	if k == 0 {
 		return math.MaxInt64
 	}
+	// Floors whose sum is below zero cannot both be the path's: the clock
+	// stepped among these samples (a jump not yet confirmed), and they
+	// bound nothing.
+	if mu+mw < 0 {
+		return math.MaxInt64
+	}
 	span := now - e.t[e.at(e.n-k)]
 	tilt := int64(3*e.boundSE()*float64(max(span, e.t[e.at(e.n-1)]-e.t[e.head]))) + int64(20*time.Microsecond)
 	return max(theta+mw, mu-theta) + tilt

@@ -66,6 +66,7 @@ package clocksync
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"time"
 
@@ -513,7 +514,9 @@ func (e *Estimator) update(now int64) {
 		bound += youngWander * (e.wanU + e.wanW)
 	}
 	if bound > hard { // (the window's floors are lower: no cap below that)
-		bound = min(bound, e.recentHard(now, theta)+min(e.bendErr, int64(e.bendRate*float64(recentWindow))))
+		if rh := e.recentHard(now, theta); rh < math.MaxInt64 { // (none: no cap)
+			bound = min(bound, rh+min(e.bendErr, int64(e.bendRate*float64(recentWindow))))
+		}
 	}
 	// What a clock move under way can add, which the newest samples may
 	// straddle: as far again as it lifted a floor (path.go); a fresh fall

@@ -6,7 +6,8 @@ package clocksync
 // round-trip floor that differs from the one before the restart, by more
 // than the fewer samples explain, is a path that changed meanwhile — and
 // how it split between the directions is unknown. Until the reacquisition
-// ends the bound carries half that change; after, A's error does.
+// ends the bound carries half that change; after, A's error does. A round
+// trip that did not move is the same path: A is what it was before.
 
 // reacquisition is the state before a restart of the window.
 type reacquisition struct {
@@ -14,21 +15,38 @@ type reacquisition struct {
 	rtt      int64 // the round-trip floor before
 	n        int   // samples in the window before
 	spU, spW int64 // the floors' spacing before
+	// A and its error before: what the path had, if it is the same.
+	asym, asymErr int64
+	// The acquisition is over and A took its error; the floors' excess
+	// still counts until the window has refilled.
+	ended bool
 }
 
 // markRestart records the state before a restart of the window, unless a
 // reacquisition is already under way (its state is the older, trusted one).
 func (e *Estimator) markRestart() {
-	if e.reacq.on || !e.refSet || e.n < recentMin {
+	if e.reacq.on {
+		e.reacq.ended = false // a new acquisition, on the older state
 		return
 	}
-	e.reacq = reacquisition{on: true, rtt: e.rttFloor, n: e.n, spU: e.spU, spW: e.spW}
+	if !e.refSet || e.n < recentMin {
+		return
+	}
+	// The spacing the path state was confirmed with: the newest bound's
+	// may count the very samples that moved the clock (held out below a
+	// floor, they are still in the window) and be that move's size.
+	e.reacq = reacquisition{on: true, rtt: e.rttFloor, n: e.n, spU: min(e.spU, e.ref.spU), spW: min(e.spW, e.ref.spW),
+		asym: e.asym, asymErr: e.asymErr}
 }
 
-// pathMovedSinceRestart returns how far the round-trip floor rtt moved
-// since the restart, if further than the floors' precision explains (the
-// fewer samples since the restart sit higher above the floor); 0 without a
-// restart. When the reacquisition ends, the move becomes A's error.
+// pathMovedSinceRestart returns what the bound carries, as it does A's
+// error, of a path that may have moved since the restart: how far the
+// round-trip floor rtt moved, if further than the floors' precision
+// explains (the fewer samples since the restart sit higher above the
+// floor), and until the window has refilled at least how far rtt sits
+// above the floor before; 0 without a restart. When the acquisition ends,
+// the move becomes A's error, and a round trip that did not move puts A
+// back to what it was.
 func (e *Estimator) pathMovedSinceRestart(rtt, tolU, tolW int64) int64 {
 	r := &e.reacq
 	if !r.on {
@@ -37,13 +55,31 @@ func (e *Estimator) pathMovedSinceRestart(rtt, tolU, tolW int64) int64 {
 	scale := int64(max(1, r.n/max(1, e.n)))
 	slack := tolU + tolW + 4*scale*(r.spU+r.spW)
 	d := abs64(rtt - r.rtt)
+	// Within the precision the path may be the same, and then the new
+	// floors sit above the old ones by what the fewer samples left them:
+	// the offset can be off by half that sum, which the spacing of a few
+	// samples of a soft floor understates. It stays in the bound until
+	// the window holds as many samples as before.
+	over := max(0, rtt-r.rtt)
 	if d <= slack {
 		d = 0
 	}
-	if e.acquiring == 0 {
+	if e.acquiring == 0 && !r.ended {
+		if d == 0 && e.asym != r.asym {
+			// The same round trip: the same path, whose A holds again.
+			// Path changes taken since (a slew's floor moves before the
+			// shift that ended it showed) were the clock's.
+			e.asym, e.asymErr = r.asym, max(r.asymErr, e.asymErr)
+		}
 		e.asymErr += d
-		r.on = false
-		return 0
+		r.ended = true
 	}
-	return d
+	if r.ended {
+		if 8*e.n >= 7*r.n { // (lost pings leave it a few short)
+			r.on = false
+			return 0
+		}
+		return over
+	}
+	return max(d, over)
 }

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestPathChangeDuringReacquisitionWidensTheBound: the client clock jumps
@@ -26,5 +28,68 @@ func TestPathChangeDuringReacquisitionWidensTheBound(t *testing.T) {
 		if frac := float64(covered) / float64(total); frac < 0.99 {
 			t.Errorf("seed %d: bound covered %.2f%% (worst error %v), want >= 99%%", seed, 100*frac, worst)
 		}
+	}
+}
+
+// TestReacquisition walks pathMovedSinceRestart through a reacquisition:
+// what the bound carries while the window is short, what A takes when the
+// acquisition ends, and when it is over. Before: a 10ms round trip, 600
+// samples, floors 10µs apart, A = 2ms ± 0.1ms.
+func TestReacquisition(t *testing.T) {
+	const us = time.Microsecond
+	type state struct {
+		Moved         time.Duration // returned: what the bound carries (twice)
+		Asym, AsymErr time.Duration
+		On, Ended     bool
+	}
+	tests := []struct {
+		name      string
+		n, acq    int
+		ended     bool
+		asym, rtt time.Duration
+		want      state
+	}{
+		{"acquiring, round trip a little longer: the excess", 100, 10, false, 2 * ms, 10*ms + 300*us,
+			state{300 * us, 2 * ms, 100 * us, true, false}},
+		{"acquiring, round trip shorter: nothing", 100, 10, false, 2 * ms, 10*ms - 300*us,
+			state{0, 2 * ms, 100 * us, true, false}},
+		{"acquiring, path moved past the precision", 100, 10, false, 2 * ms, 18 * ms,
+			state{8 * ms, 2 * ms, 100 * us, true, false}},
+		{"acquired, same round trip: A as before", 100, 0, false, 5 * ms, 10*ms + 300*us,
+			state{300 * us, 2 * ms, 100 * us, true, true}},
+		{"acquired, path moved: A keeps the move as its error", 100, 0, false, 5 * ms, 18 * ms,
+			state{8 * ms, 5 * ms, 100*us + 8*ms, true, true}},
+		{"refilling: the excess", 400, 0, true, 2 * ms, 10*ms + 300*us,
+			state{300 * us, 2 * ms, 100 * us, true, true}},
+		{"refilled, a few pings short: over", 530, 0, true, 2 * ms, 10*ms + 300*us,
+			state{0, 2 * ms, 100 * us, false, true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEst(t)
+			e.reacq = reacquisition{on: true, rtt: int64(10 * ms), n: 600, spU: int64(10 * us), spW: int64(10 * us),
+				asym: int64(2 * ms), asymErr: int64(100 * us), ended: tt.ended}
+			e.n, e.acquiring, e.asym, e.asymErr = tt.n, tt.acq, int64(tt.asym), int64(100*us)
+			tol := int64(100 * us)
+			moved := e.pathMovedSinceRestart(int64(tt.rtt), tol, tol)
+			got := state{time.Duration(moved), time.Duration(e.asym), time.Duration(e.asymErr), e.reacq.on, e.reacq.ended}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRestartRemembersTheConfirmedSpacing: the newest bound's spacing can
+// count the samples that moved the clock, still in the window while the
+// jump is confirmed; the reacquisition takes the path state's.
+func TestRestartRemembersTheConfirmedSpacing(t *testing.T) {
+	e := newEst(t)
+	e.refSet, e.n = true, 100
+	e.spU, e.spW = int64(110*ms), int64(20*time.Microsecond)
+	e.ref.spU, e.ref.spW = int64(30*time.Microsecond), int64(40*time.Microsecond)
+	e.markRestart()
+	if got, want := [2]int64{e.reacq.spU, e.reacq.spW}, [2]int64{int64(30 * time.Microsecond), int64(20 * time.Microsecond)}; got != want {
+		t.Errorf("spacing remembered %v, want %v", got, want)
 	}
 }

@@ -387,6 +387,11 @@ func (e *Estimator) detectKink() Event {
 		e.kinks, e.bendErr, e.bending = 0, 0, false
 		return EventNone
 	}
+	// A sample below a floor may be a jump's first (the jump test waits
+	// for JumpConfirm of them): a bin it ends is no slope to fit.
+	if e.belowU > 0 || e.belowW > 0 {
+		return EventNone
+	}
 	rK, seK, ok := e.regressBins(e.binN - kinkBins)
 	if !ok {
 		e.kinks, e.bendErr, e.bending = 0, 0, false

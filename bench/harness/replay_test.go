@@ -1,0 +1,50 @@
+package harness
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/netclock/netclock/netsim"
+)
+
+// TestReplayedScenarios runs netclock on random scenarios whose runs once
+// broke its bound or lost the clock (the generator is pinned by netsim's
+// golden test, and a run is a pure function of its scenario and seed).
+// Each row says what went wrong before the fix it guards.
+func TestReplayedScenarios(t *testing.T) {
+	tests := []struct {
+		scenario, seed uint64
+		maxP99MS       float64 // 0: no limit
+		why            string
+	}{
+		{591, 3, 20, "a 741ms client step while a server slew bent the floors, taken for the slew's end: 371ms of error, a negative bound (95.7%)"},
+		{409, 4, 0, "a 911ms client step during an uplink bloat: the restart's round-trip check took the jump's own samples for the floors' spacing (64.1%)"},
+		{514, 3, 0, "after a suspend, the floors of a soft 5G downlink from a few samples sat above the old ones by more than their spacing said (98.4%)"},
+		{285, 1, 2, "a path change taken right as a 1s step's acquisition ended, though the round trip had not moved: 7.1ms for the rest of the run"},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("random:%d/seed%d", tt.scenario, tt.seed), func(t *testing.T) {
+			rep, err := Run(Options{Profile: netsim.RandomProfile(tt.scenario), Seed: tt.seed, Duration: 20 * time.Minute,
+				Systems: []System{Netclock()}, TraceEvery: time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := rep.Results[0]
+			if r.BoundCoverage == nil {
+				t.Fatal("no bound coverage")
+			}
+			if c := *r.BoundCoverage; c < 0.99 {
+				t.Errorf("bound coverage %.2f%%, want >= 99%% (before: %s)", 100*c, tt.why)
+			}
+			if tt.maxP99MS > 0 && r.SharedErrorMS.P99 > tt.maxP99MS {
+				t.Errorf("p99 %.3f ms, want <= %v (before: %s)", r.SharedErrorMS.P99, tt.maxP99MS, tt.why)
+			}
+			for _, q := range r.Trace {
+				if q.BoundMS < 0 {
+					t.Fatalf("bound %v ms at %.1f s", q.BoundMS, q.T)
+				}
+			}
+		})
+	}
+}

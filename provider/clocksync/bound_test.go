@@ -1,0 +1,56 @@
+package clocksync
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// TestBoundIsNeverNegative: a large client step lands while the floors
+// still bend from a slew that ended. Its first samples, below the floor,
+// are not yet a jump (JumpConfirm); the bend's detector must not take
+// them for the slew's end, nor the newest samples, which straddle the
+// step, bound the offset: their floors sum to less than nothing.
+func TestBoundIsNeverNegative(t *testing.T) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		for k := range 8 {
+			p := &path{rng: rand.New(rand.NewPCG(seed, uint64(k))), offset: 4 * time.Second, driftPPM: -30,
+				up: 2 * ms, down: 2 * ms, jitUp: uniform(1500 * time.Microsecond), jitDn: uniform(1600 * time.Microsecond),
+				slewFrom: 60 * time.Second, slewTo: 180 * time.Second, slewPPM: -216,
+				jumpAt: 190*time.Second + time.Duration(k)*1300*ms + 50*ms, jumpBy: 740 * ms}
+			e := newEst(t)
+			var neg int
+			feed(t, e, p, 0, 4*time.Minute, 0, func(time.Duration) {
+				if est := e.Estimate(); est.Valid && est.ErrorBound < 0 {
+					neg++
+				}
+			})
+			if neg > 0 {
+				t.Errorf("seed %d, step %d: a negative bound %d times", seed, k, neg)
+			}
+		}
+	}
+}
+
+// TestRecentFloorsAcrossAStepBoundNothing: two samples after a 740ms step
+// of the client clock, too few yet for a jump, are among the newest: their
+// uplink floor and the older samples' downlink floor sum to less than
+// nothing, which bounds no offset.
+func TestRecentFloorsAcrossAStepBoundNothing(t *testing.T) {
+	p := &path{rng: rand.New(rand.NewPCG(1, 1)), offset: 4 * time.Second,
+		up: 2 * ms, down: 2 * ms, jitUp: uniform(time.Millisecond), jitDn: uniform(time.Millisecond)}
+	e := newEst(t)
+	feed(t, e, p, 0, time.Minute, 0, nil)
+	p.jumpAt, p.jumpBy = time.Minute, 740*ms
+	feed(t, e, p, time.Minute, time.Minute+200*ms, 0, nil)
+	if e.belowU+e.belowW == 0 || e.Stats().Jumps != 0 {
+		t.Fatalf("want the step's first samples held out, unconfirmed: below %d/%d, stats %+v", e.belowU, e.belowW, e.Stats())
+	}
+	now := e.t[e.at(e.n-1)]
+	for theta := -time.Second; theta <= time.Second; theta += ms {
+		if got := e.recentHard(now, int64(theta)); got != math.MaxInt64 {
+			t.Fatalf("recentHard(θ = %v) = %v, want no bound", theta, time.Duration(got))
+		}
+	}
+}
