@@ -22,6 +22,8 @@ func TestReplayedScenarios(t *testing.T) {
 		{409, 4, 0, "a 911ms client step during an uplink bloat: the restart's round-trip check took the jump's own samples for the floors' spacing (64.1%)"},
 		{514, 3, 0, "after a suspend, the floors of a soft 5G downlink from a few samples sat above the old ones by more than their spacing said (98.4%)"},
 		{285, 1, 2, "a path change taken right as a 1s step's acquisition ended, though the round trip had not moved: 7.1ms for the rest of the run"},
+		{727, 5, 100, "a 3.9s backward step while the downlink's queue drained: the drain's samples began the run below the floor, and the step read as the path (1918ms)"},
+		{735, 1, 0, "a suspend after the downlink floor rose by 52ms: A's error from the restart was lost at the next path change (71.2%)"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("random:%d/seed%d", tt.scenario, tt.seed), func(t *testing.T) {

@@ -513,6 +513,9 @@ func (e *Estimator) update(now int64) {
 	if now-e.freshAt < int64(e.cfg.Window) {
 		bound += youngWander * (e.wanU + e.wanW)
 	}
+	// A restart's round trip that moved, or may yet prove to have moved
+	// (reacquire.go): as A's error, which the hard bound caps too.
+	bound += pathMoved / 2
 	if bound > hard { // (the window's floors are lower: no cap below that)
 		if rh := e.recentHard(now, theta); rh < math.MaxInt64 { // (none: no cap)
 			bound = min(bound, rh+min(e.bendErr, int64(e.bendRate*float64(recentWindow))))
@@ -522,7 +525,7 @@ func (e *Estimator) update(now int64) {
 	// straddle: as far again as it lifted a floor (path.go); a fresh fall
 	// in doubt; samples held out below a floor, which may be a jump.
 	bound += max(e.liftU, e.liftW)/2 + doubtErr
-	bound += max(fu-all.minU, fw-all.minW, 0) + pathMoved/2 + e.youngErr
+	bound += max(fu-all.minU, fw-all.minW, 0) + e.youngErr
 	e.est = provider.Estimate{
 		Valid:          true,
 		At:             time.Duration(now),

@@ -17,6 +17,8 @@ type reacquisition struct {
 	spU, spW int64 // the floors' spacing before
 	// A and its error before: what the path had, if it is the same.
 	asym, asymErr int64
+	// A's error from a jump the path could have made (a handover).
+	pathErr int64
 	// The acquisition is over and A took its error; the floors' excess
 	// still counts until the window has refilled.
 	ended bool
@@ -70,16 +72,31 @@ func (e *Estimator) pathMovedSinceRestart(rtt, tolU, tolW int64) int64 {
 			// Path changes taken since (a slew's floor moves before the
 			// shift that ended it showed) were the clock's.
 			e.asym, e.asymErr = r.asym, max(r.asymErr, e.asymErr)
+			e.ref.asym, e.ref.asymErr = e.asym, e.asymErr
 		}
-		e.asymErr += d
+		e.addAsymErr(d)
 		r.ended = true
 	}
 	if r.ended {
 		if 8*e.n >= 7*r.n { // (lost pings leave it a few short)
+			// The window holds as many samples as before: a round trip
+			// that moved past the floors' precision now says the jump
+			// the path could have made was the path's, at least in part.
+			if abs64(rtt-r.rtt) > tolU+tolW+4*(r.spU+r.spW) {
+				e.addAsymErr(r.pathErr)
+			}
 			r.on = false
 			return 0
 		}
-		return over
+		return over + r.pathErr
 	}
-	return max(d, over)
+	return max(d, over) + r.pathErr
+}
+
+// addAsymErr adds to A's error, in the reference state and the episode
+// too: a path change measures A's error from there.
+func (e *Estimator) addAsymErr(d int64) {
+	e.asymErr += d
+	e.ref.asymErr += d
+	e.episode.asymErr += d
 }

@@ -93,3 +93,23 @@ func TestRestartRemembersTheConfirmedSpacing(t *testing.T) {
 		t.Errorf("spacing remembered %v, want %v", got, want)
 	}
 }
+
+// TestHandoverTakenForAJumpStaysInTheBound: a handover moves the uplink's
+// floor 7.4 ms down and the downlink's 10.4 ms up, with an outage too short
+// to tell (no ping lost). Opposite moves within a third of each other read
+// as a clock jump; the path could have made them, and the round trip grew
+// by 3 ms, so A keeps them as its error.
+func TestHandoverTakenForAJumpStaysInTheBound(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		p := &path{rng: rand.New(rand.NewPCG(seed, 41)), offset: 8 * time.Second, driftPPM: 14,
+			up: 82 * ms, down: 82 * ms, jitUp: exponential(150 * time.Microsecond), jitDn: exponential(2 * ms)}
+		e := newEst(t)
+		feed(t, e, p, 0, 3*time.Minute, 0, nil)
+		p.up -= 7400 * time.Microsecond
+		p.down += 10400 * time.Microsecond
+		worst, covered, total := feed(t, e, p, 3*time.Minute, 6*time.Minute, 0, nil)
+		if frac := float64(covered) / float64(total); frac < 0.99 {
+			t.Errorf("seed %d: bound covered %.2f%% (worst error %v, stats %+v), want >= 99%%", seed, 100*frac, worst, e.Stats())
+		}
+	}
+}

@@ -59,6 +59,11 @@ func (e *Estimator) detectSteps() Event {
 		return n >= rc && e.t[newest]-e.t[e.at(e.n-n)] >= int64(riseHold)
 	}
 
+	// A run below a floor that began with the floor falling by a little
+	// (a queue that drains) can be joined by a step of the clock: the
+	// step is judged on its own samples, once JumpConfirm of them came.
+	e.belowU = e.sinceDiscontinuity(e.ud, fu, e.belowU)
+	e.belowW = e.sinceDiscontinuity(e.wd, fw, e.belowW)
 	dropped := e.belowU >= jc || e.belowW >= jc
 	if e.aboveU == 0 {
 		e.shiftedU = false
@@ -126,9 +131,21 @@ func (e *Estimator) detectSteps() Event {
 			isJump = false
 		}
 		if isJump && abs64(ma-mb) <= max(ma, mb)/3+int64(200*time.Microsecond) {
+			// Moves the path could have made may have been a handover
+			// whose outage was too short to tell (a few pings): taken for
+			// the clock, A keeps them as its error.
+			var pathErr int64
+			if e.pathCouldFall(a < 0, min(ma, mb)) {
+				pathErr = ma + mb
+			}
 			e.aboveU, e.aboveW, e.mildU, e.mildW = 0, 0, 0, 0
 			e.olderDirty = true
 			e.restart(span - skip)
+			if e.reacq.on {
+				e.reacq.pathErr += pathErr
+			} else {
+				e.asymErr += pathErr
+			}
 			e.forgetPaths()
 			e.acquiring, e.firstAcq = acquireSamples, false
 			e.stats.Jumps++
@@ -464,4 +481,32 @@ func (e *Estimator) bendExplains(rK float64, span int, since int64) bool {
 	bend := int64((rK - e.r) * float64(end-since))
 	tolU, tolW := e.floorTolerance()
 	return moved >= min(0, bend)-(tolU+tolW)/2 && moved <= max(0, bend)+(tolU+tolW)/2
+}
+
+// discontinuity is how many times further than the rest of its run below
+// a floor the newest sample must fall to start a run of its own.
+const discontinuity = 4
+
+// sinceDiscontinuity returns how many of the newest run samples below the
+// floor f (of vals) belong to the run: all of them, unless the newest fell
+// discontinuity times further than every earlier one (and by more than a
+// millisecond), when the run is the newest samples that fell at least half
+// as far.
+func (e *Estimator) sinceDiscontinuity(vals []int64, f int64, run int) int {
+	if run < 2 {
+		return run
+	}
+	fall := f - vals[e.at(e.n-1)]
+	var before int64
+	for k := 2; k <= run; k++ {
+		before = max(before, f-vals[e.at(e.n-k)])
+	}
+	if fall < int64(time.Millisecond) || fall <= discontinuity*before {
+		return run
+	}
+	k := 1
+	for k < run && 2*(f-vals[e.at(e.n-1-k)]) >= fall {
+		k++
+	}
+	return k
 }
