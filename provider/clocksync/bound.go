@@ -147,13 +147,19 @@ func softExcess(low [16]int64) int64 {
 }
 
 // lowest fills low, in order, with the lowest of the window's values of
-// vals and returns how many it filled (fewer than len(low) only with fewer
-// values).
+// vals, but those held out below a floor, and returns how many it filled
+// (fewer than len(low) only with fewer values).
 func (e *Estimator) lowest(vals, low []int64) int {
 	k, m := len(low), 0
+	// Not the samples held out below a floor: they may be a jump's, and
+	// their spacing its size.
+	n := e.n - max(e.belowU, e.belowW)
+	if n < 2 {
+		n = e.n
+	}
 	// The window is one or two runs of the ring.
-	first := min(e.n, len(vals)-e.head)
-	for _, run := range [2][]int64{vals[e.head : e.head+first], vals[:e.n-first]} {
+	first := min(n, len(vals)-e.head)
+	for _, run := range [2][]int64{vals[e.head : e.head+first], vals[:n-first]} {
 		for _, v := range run {
 			if m < k {
 				low[m] = v

@@ -54,3 +54,21 @@ func TestRecentFloorsAcrossAStepBoundNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestSpacingLeavesOutHeldSamples: the samples held out below a floor (a
+// jump not yet confirmed) are not the floor's precision; counted, the
+// spacing of the lowest values would be the jump's size.
+func TestSpacingLeavesOutHeldSamples(t *testing.T) {
+	e := newEst(t)
+	for i := range 20 {
+		e.ud[i] = int64(100*ms) + int64(i)*int64(10*time.Microsecond)
+	}
+	e.ud[18], e.ud[19] = -int64(2200*ms), -int64(2200*ms) // a 2.3 s step's first two samples
+	e.n = 20
+	held, _ := e.floorScales(e.ud)
+	e.belowU = 2
+	got, _ := e.floorScales(e.ud)
+	if want := int64(10 * time.Microsecond); got != want {
+		t.Errorf("spacing %v, want %v (with the held samples: %v)", time.Duration(got), time.Duration(want), time.Duration(held))
+	}
+}

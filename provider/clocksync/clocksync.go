@@ -460,14 +460,18 @@ func (e *Estimator) update(now int64) {
 	fu, fw := used.minU, used.minW
 	meanU, meanW := e.meanExcessOf(all, fu, fw)
 	tolU, tolW := e.floorTolerance()
-	if ev := e.trackPath(used, tolU, tolW, now); ev != EventNone && e.last == EventNone {
-		e.last = ev
+	changed := false
+	if ev := e.trackPath(used, tolU, tolW, now); ev != EventNone {
+		changed = ev == EventPathChange
+		if e.last == EventNone {
+			e.last = ev
+		}
 	}
 	// A can't be more than the round trip: clamping keeps the estimate in
 	// the interval every sample allows.
 	rttFloor := max(0, fu+fw)
 	e.rttFloor = rttFloor
-	pathMoved := e.pathMovedSinceRestart(rttFloor, tolU, tolW)
+	pathMoved := e.pathMovedSinceRestart(rttFloor, tolU, tolW, changed)
 	asym := max(-rttFloor, min(rttFloor, e.asym))
 	// The window's floors, or lower ones the drift history saw lately on
 	// the same path (floormemory.go).

@@ -17,6 +17,9 @@ type reacquisition struct {
 	spU, spW int64 // the floors' spacing before
 	// A and its error before: what the path had, if it is the same.
 	asym, asymErr int64
+	// The round trip moved since the acquisition ended, by twice the
+	// floors' precision.
+	away bool
 	// A's error from a jump the path could have made (a handover).
 	pathErr int64
 	// The acquisition is over and A took its error; the floors' excess
@@ -49,10 +52,22 @@ func (e *Estimator) markRestart() {
 // above the floor before; 0 without a restart. When the acquisition ends,
 // the move becomes A's error, and a round trip that did not move puts A
 // back to what it was.
-func (e *Estimator) pathMovedSinceRestart(rtt, tolU, tolW int64) int64 {
+func (e *Estimator) pathMovedSinceRestart(rtt, tolU, tolW int64, changed bool) int64 {
 	r := &e.reacq
 	if !r.on {
 		return 0
+	}
+	// A path change that takes a round trip that had moved since the
+	// restart back to what it was before, within the floors' precision, is
+	// the path back in the state it had then (a route flap that came on
+	// with the jump, and went): A is what it was.
+	tight := tolU + tolW + 4*(r.spU+r.spW)
+	if r.ended && abs64(rtt-r.rtt) > 2*tight {
+		r.away = true
+	}
+	if changed && r.away && abs64(rtt-r.rtt) <= tight && e.asym != r.asym {
+		e.asym, e.asymErr = r.asym, r.asymErr
+		e.ref.asym, e.ref.asymErr = e.asym, e.asymErr
 	}
 	scale := int64(max(1, r.n/max(1, e.n)))
 	slack := tolU + tolW + 4*scale*(r.spU+r.spW)

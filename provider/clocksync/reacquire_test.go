@@ -71,7 +71,7 @@ func TestReacquisition(t *testing.T) {
 				asym: int64(2 * ms), asymErr: int64(100 * us), ended: tt.ended}
 			e.n, e.acquiring, e.asym, e.asymErr = tt.n, tt.acq, int64(tt.asym), int64(100*us)
 			tol := int64(100 * us)
-			moved := e.pathMovedSinceRestart(int64(tt.rtt), tol, tol)
+			moved := e.pathMovedSinceRestart(int64(tt.rtt), tol, tol, false)
 			got := state{time.Duration(moved), time.Duration(e.asym), time.Duration(e.asymErr), e.reacq.on, e.reacq.ended}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
@@ -111,5 +111,40 @@ func TestHandoverTakenForAJumpStaysInTheBound(t *testing.T) {
 		if frac := float64(covered) / float64(total); frac < 0.99 {
 			t.Errorf("seed %d: bound covered %.2f%% (worst error %v, stats %+v), want >= 99%%", seed, 100*frac, worst, e.Stats())
 		}
+	}
+}
+
+// TestPathBackToBeforeTheRestart: a route flap came on with a clock jump,
+// so the acquisition after it took the flapped floors with the old A. When
+// the flap goes, a path change takes the round trip back to what it was
+// before the restart: the path is back in that state, whose A holds.
+func TestPathBackToBeforeTheRestart(t *testing.T) {
+	tests := []struct {
+		name     string
+		away     bool // the round trip moved since the acquisition ended
+		changed  bool
+		rtt      time.Duration
+		wantAsym time.Duration
+	}{
+		{"back after it moved", true, true, 10 * ms, 2 * ms},
+		{"back, but it never moved", false, true, 10 * ms, 29 * ms},
+		{"moved, no path change", true, false, 10 * ms, 29 * ms},
+		{"a path change elsewhere", true, true, 14 * ms, 29 * ms},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEst(t)
+			e.reacq = reacquisition{on: true, ended: true, away: tt.away, rtt: int64(10 * ms), n: 600,
+				spU: int64(10 * time.Microsecond), spW: int64(10 * time.Microsecond), asym: int64(2 * ms), asymErr: int64(100 * time.Microsecond)}
+			e.n, e.asym, e.asymErr = 300, int64(29*ms), int64(3*ms)
+			e.ref.asym, e.ref.asymErr = e.asym, e.asymErr
+			e.pathMovedSinceRestart(int64(tt.rtt), int64(100*time.Microsecond), int64(100*time.Microsecond), tt.changed)
+			if got := time.Duration(e.asym); got != tt.wantAsym {
+				t.Errorf("A = %v, want %v", got, tt.wantAsym)
+			}
+			if e.ref.asym != e.asym {
+				t.Errorf("the reference state's A %v, want the estimator's %v", time.Duration(e.ref.asym), time.Duration(e.asym))
+			}
+		})
 	}
 }
