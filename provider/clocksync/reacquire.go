@@ -20,6 +20,9 @@ type reacquisition struct {
 	// The round trip moved since the acquisition ended, by twice the
 	// floors' precision.
 	away bool
+	// It sat further from the one before than the precision explains at
+	// the last look.
+	awayNow bool
 	// A's error from a jump the path could have made (a handover).
 	pathErr int64
 	// The acquisition is over and A took its error; the floors' excess
@@ -81,11 +84,14 @@ func (e *Estimator) pathMovedSinceRestart(rtt, tolU, tolW int64, changed bool) i
 	if d <= slack {
 		d = 0
 	}
+	wasAway := r.awayNow
+	r.awayNow = d > 0
 	if e.acquiring == 0 && !r.ended {
-		if d == 0 && e.asym != r.asym {
-			// The same round trip: the same path, whose A holds again.
-			// Path changes taken since (a slew's floor moves before the
-			// shift that ended it showed) were the clock's.
+		if d == 0 && wasAway && e.asym != r.asym {
+			// The round trip came back to what it was before the restart
+			// as the acquisition ended (a queue or Wi-Fi power save that
+			// came on with the jump, and went): the same path, whose A
+			// holds again, not the change A took for it.
 			e.asym, e.asymErr = r.asym, max(r.asymErr, e.asymErr)
 			e.ref.asym, e.ref.asymErr = e.asym, e.asymErr
 		}

@@ -46,29 +46,32 @@ func TestReacquisition(t *testing.T) {
 		name      string
 		n, acq    int
 		ended     bool
+		wasAway   bool // the round trip sat away from the one before at the last look
 		asym, rtt time.Duration
 		want      state
 	}{
-		{"acquiring, round trip a little longer: the excess", 100, 10, false, 2 * ms, 10*ms + 300*us,
+		{"acquiring, round trip a little longer: the excess", 100, 10, false, false, 2 * ms, 10*ms + 300*us,
 			state{300 * us, 2 * ms, 100 * us, true, false}},
-		{"acquiring, round trip shorter: nothing", 100, 10, false, 2 * ms, 10*ms - 300*us,
+		{"acquiring, round trip shorter: nothing", 100, 10, false, false, 2 * ms, 10*ms - 300*us,
 			state{0, 2 * ms, 100 * us, true, false}},
-		{"acquiring, path moved past the precision", 100, 10, false, 2 * ms, 18 * ms,
+		{"acquiring, path moved past the precision", 100, 10, false, false, 2 * ms, 18 * ms,
 			state{8 * ms, 2 * ms, 100 * us, true, false}},
-		{"acquired, same round trip: A as before", 100, 0, false, 5 * ms, 10*ms + 300*us,
+		{"acquired, the round trip came back: A as before", 100, 0, false, true, 5 * ms, 10*ms + 300*us,
 			state{300 * us, 2 * ms, 100 * us, true, true}},
-		{"acquired, path moved: A keeps the move as its error", 100, 0, false, 5 * ms, 18 * ms,
+		{"acquired, the round trip never moved: A as the path change took it", 100, 0, false, false, 5 * ms, 10*ms + 300*us,
+			state{300 * us, 5 * ms, 100 * us, true, true}},
+		{"acquired, path moved: A keeps the move as its error", 100, 0, false, false, 5 * ms, 18 * ms,
 			state{8 * ms, 5 * ms, 100*us + 8*ms, true, true}},
-		{"refilling: the excess", 400, 0, true, 2 * ms, 10*ms + 300*us,
+		{"refilling: the excess", 400, 0, true, false, 2 * ms, 10*ms + 300*us,
 			state{300 * us, 2 * ms, 100 * us, true, true}},
-		{"refilled, a few pings short: over", 530, 0, true, 2 * ms, 10*ms + 300*us,
+		{"refilled, a few pings short: over", 530, 0, true, false, 2 * ms, 10*ms + 300*us,
 			state{0, 2 * ms, 100 * us, false, true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEst(t)
 			e.reacq = reacquisition{on: true, rtt: int64(10 * ms), n: 600, spU: int64(10 * us), spW: int64(10 * us),
-				asym: int64(2 * ms), asymErr: int64(100 * us), ended: tt.ended}
+				asym: int64(2 * ms), asymErr: int64(100 * us), ended: tt.ended, awayNow: tt.wasAway}
 			e.n, e.acquiring, e.asym, e.asymErr = tt.n, tt.acq, int64(tt.asym), int64(100*us)
 			tol := int64(100 * us)
 			moved := e.pathMovedSinceRestart(int64(tt.rtt), tol, tol, false)
