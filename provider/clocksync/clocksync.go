@@ -53,9 +53,8 @@
 //
 // A restart (a jump, a rate change, a silence) keeps A; the round trip,
 // which no clock moves, then says whether the path changed meanwhile
-// (reacquire.go): one that moved goes into A's error, one that did not
-// puts A back to what it was, and one that moved and came back is the path
-// back in its state from before. Floors that move oppositely by less than
+// (reacquire.go): one that moved goes into A's error, and one that moved
+// and came back is the path back in its state from before, whose A holds. Floors that move oppositely by less than
 // each direction's delay may be a handover whose outage lost no ping: taken
 // for a jump, they stay in the bound until the window has refilled, and in
 // A's error if the round trip moved.

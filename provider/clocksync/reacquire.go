@@ -7,7 +7,7 @@ package clocksync
 // than the fewer samples explain, is a path that changed meanwhile — and
 // how it split between the directions is unknown. Until the reacquisition
 // ends the bound carries half that change; after, A's error does. A round
-// trip that did not move is the same path: A is what it was before.
+// trip that moved and came back is the same path: A is what it was before.
 
 // reacquisition is the state before a restart of the window.
 type reacquisition struct {
@@ -53,8 +53,8 @@ func (e *Estimator) markRestart() {
 // explains (the fewer samples since the restart sit higher above the
 // floor), and until the window has refilled at least how far rtt sits
 // above the floor before; 0 without a restart. When the acquisition ends,
-// the move becomes A's error, and a round trip that did not move puts A
-// back to what it was.
+// the move becomes A's error, and a round trip that moved and came back
+// puts A back to what it was.
 func (e *Estimator) pathMovedSinceRestart(rtt, tolU, tolW int64, changed bool) int64 {
 	r := &e.reacq
 	if !r.on {
