@@ -36,7 +36,7 @@ func (e *Estimator) statBound() int64 {
 	mw, softW := e.floorScales(e.wd)
 	e.spU, e.spW = max(0, mu), max(0, mw)
 	b := 2.65 * float64(max(mu, softU)+max(mw, softW))
-	span := float64(e.t[e.at(e.n-1)] - e.t[e.head])
+	span := float64(e.span())
 	b += 3 * e.boundSE() * span / 2
 	b += wanderK * e.wander()
 	return int64(b) + int64(20*time.Microsecond) // timestamp resolution
@@ -108,7 +108,7 @@ func (e *Estimator) recentHard(now, theta int64) int64 {
 		return math.MaxInt64
 	}
 	span := now - e.t[e.at(e.n-k)]
-	tilt := int64(3*e.boundSE()*float64(max(span, e.t[e.at(e.n-1)]-e.t[e.head]))) + int64(20*time.Microsecond)
+	tilt := int64(3*e.boundSE()*float64(max(span, e.span()))) + int64(20*time.Microsecond)
 	return max(theta+mw, mu-theta) + tilt
 }
 
@@ -118,7 +118,7 @@ func (e *Estimator) driftTilt() int64 {
 	if e.n < 2 {
 		return 0
 	}
-	return int64(3 * e.boundSE() * float64(e.t[e.at(e.n-1)]-e.t[e.head]) / 2)
+	return int64(3 * e.boundSE() * float64(e.span()) / 2)
 }
 
 // softExcess estimates, from the 16 lowest of the window's values in

@@ -184,7 +184,7 @@ func (e *Estimator) recentGap() bool {
 func (e *Estimator) gapLimit() int64 {
 	typical := int64(0)
 	if e.n >= 2 {
-		typical = (e.t[e.at(e.n-1)] - e.t[e.head]) / int64(e.n-1)
+		typical = e.span() / int64(e.n-1)
 	}
 	return max(4*typical, int64(100*time.Millisecond))
 }

@@ -69,13 +69,13 @@ func (e *Estimator) historyFloors(now int64) {
 	win := int64(e.cfg.Window)
 	for k := 0; k < e.binN; k++ {
 		bn := e.bins[(e.binHead+k)%numBins]
-		age := now - bn.start
+		age := abs64(now - bn.start)
 		if age > farWindows*win {
 			continue
 		}
 		same, near := bn.start >= e.memSince, age <= nearWindows*win
 		if bn.segU == e.segU && !bn.skipU {
-			v := bn.minU - e.trend(bn.tu) + int64(se*float64(now-bn.tu))
+			v := bn.minU - e.trend(bn.tu) + int64(se*float64(abs64(now-bn.tu)))
 			if same && near {
 				e.memNear[0] = min(e.memNear[0], v)
 			}
@@ -84,7 +84,7 @@ func (e *Estimator) historyFloors(now int64) {
 			}
 		}
 		if bn.segW == e.segW && !bn.skipW {
-			v := bn.minW + e.trend(bn.tw) + int64(se*float64(now-bn.tw))
+			v := bn.minW + e.trend(bn.tw) + int64(se*float64(abs64(now-bn.tw)))
 			if same && near {
 				e.memNear[1] = min(e.memNear[1], v)
 			}

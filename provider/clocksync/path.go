@@ -106,7 +106,7 @@ func (e *Estimator) matches(k pathRef, fu, fw, tu, tw, now int64) bool {
 	// The drift's error since k moves both floors; once it could move them
 	// by more than their own uncertainty, another state would match as
 	// well, and a false match claims A's old certainty.
-	slack := int64(3 * e.boundSE() * float64(now-k.at))
+	slack := int64(3 * e.boundSE() * float64(abs64(now-k.at)))
 	if slack > 3*min(tu, k.tolU) || slack > 3*min(tw, k.tolW) {
 		return false
 	}
@@ -208,7 +208,7 @@ func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 		e.episode = e.ref
 	}
 	e.lastPathAt = now
-	grown := int64(3 * e.boundSE() * float64(now-e.episode.at))
+	grown := int64(3 * e.boundSE() * float64(abs64(now-e.episode.at)))
 	e.asymErr = e.episode.asymErr + 2*(e.episode.bound+grown)
 	matched := false
 	for k := 0; k < e.knownN; k++ {

@@ -14,7 +14,7 @@ import (
 func (e *Estimator) tolerances(older scanned) (dropU, dropW, riseU, riseW int64) {
 	meanU, meanW := e.meanExcessOf(older, older.minU, older.minW)
 	// The floors are tilted by as much as the drift's error over the window.
-	floor := int64(200*time.Microsecond) + int64(3*e.driftSE()*float64(e.t[e.at(e.n-1)]-e.t[e.head]))
+	floor := int64(200*time.Microsecond) + int64(3*e.driftSE()*float64(e.span()))
 	return max(floor, meanU/4), max(floor, meanW/4), max(floor, 2*meanU), max(floor, 2*meanW)
 }
 
@@ -424,7 +424,7 @@ func (e *Estimator) detectKink() Event {
 		if !e.bending || e.bendSince > since {
 			e.bendSince, e.bending = since, true
 		}
-		e.bendErr = int64(diff * float64(e.t[e.at(e.n-1)]-e.bendSince))
+		e.bendErr = int64(diff * float64(abs64(e.t[e.at(e.n-1)]-e.bendSince)))
 		e.bendRate = diff
 	} else {
 		e.bending = false

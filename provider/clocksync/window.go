@@ -136,3 +136,13 @@ func (e *Estimator) meanExcessOf(s scanned, fu, fw int64) (int64, int64) {
 	}
 	return s.sumU/s.n + e.refU - fu, s.sumW/s.n + e.refW - fw
 }
+
+// span is the client time the window covers: between its oldest and
+// newest samples, either way round (a clock stepped back puts the newest
+// before the oldest).
+func (e *Estimator) span() int64 {
+	if e.n < 2 {
+		return 0
+	}
+	return abs64(e.t[e.at(e.n-1)] - e.t[e.head])
+}
