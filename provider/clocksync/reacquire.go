@@ -69,8 +69,7 @@ func (e *Estimator) pathMovedSinceRestart(rtt, tolU, tolW int64, changed bool) i
 		r.away = true
 	}
 	if changed && r.away && abs64(rtt-r.rtt) <= tight && e.asym != r.asym {
-		e.asym, e.asymErr = r.asym, r.asymErr
-		e.ref.asym, e.ref.asymErr = e.asym, e.asymErr
+		e.takeAsym(r.asym, r.asymErr)
 	}
 	scale := int64(max(1, r.n/max(1, e.n)))
 	slack := tolU + tolW + 4*scale*(r.spU+r.spW)
@@ -92,8 +91,7 @@ func (e *Estimator) pathMovedSinceRestart(rtt, tolU, tolW int64, changed bool) i
 			// as the acquisition ended (a queue or Wi-Fi power save that
 			// came on with the jump, and went): the same path, whose A
 			// holds again, not the change A took for it.
-			e.asym, e.asymErr = r.asym, max(r.asymErr, e.asymErr)
-			e.ref.asym, e.ref.asymErr = e.asym, e.asymErr
+			e.takeAsym(r.asym, max(r.asymErr, e.asymErr))
 		}
 		e.addAsymErr(d)
 		r.ended = true
@@ -103,7 +101,7 @@ func (e *Estimator) pathMovedSinceRestart(rtt, tolU, tolW int64, changed bool) i
 			// The window holds as many samples as before: a round trip
 			// that moved past the floors' precision now says the jump
 			// the path could have made was the path's, at least in part.
-			if abs64(rtt-r.rtt) > tolU+tolW+4*(r.spU+r.spW) {
+			if abs64(rtt-r.rtt) > tight {
 				e.addAsymErr(r.pathErr)
 			}
 			r.on = false
@@ -112,6 +110,13 @@ func (e *Estimator) pathMovedSinceRestart(rtt, tolU, tolW int64, changed bool) i
 		return over + r.pathErr
 	}
 	return max(d, over) + r.pathErr
+}
+
+// takeAsym sets A and its error, in the reference state too: the next
+// path change holds the offset from there.
+func (e *Estimator) takeAsym(a, err int64) {
+	e.asym, e.asymErr = a, err
+	e.ref.asym, e.ref.asymErr = a, err
 }
 
 // addAsymErr adds to A's error, in the reference state and the episode

@@ -490,8 +490,7 @@ const discontinuity = 4
 // sinceDiscontinuity returns how many of the newest run samples below the
 // floor f (of vals) belong to the run: all of them, unless the newest fell
 // discontinuity times further than every earlier one (and by more than a
-// millisecond), when the run is the newest samples that fell at least half
-// as far.
+// millisecond), when it starts the run anew.
 func (e *Estimator) sinceDiscontinuity(vals []int64, f int64, run int) int {
 	if run < 2 {
 		return run
@@ -504,9 +503,5 @@ func (e *Estimator) sinceDiscontinuity(vals []int64, f int64, run int) int {
 	if fall < int64(time.Millisecond) || fall <= discontinuity*before {
 		return run
 	}
-	k := 1
-	for k < run && 2*(f-vals[e.at(e.n-1-k)]) >= fall {
-		k++
-	}
-	return k
+	return 1
 }
