@@ -25,6 +25,8 @@ func TestReplayedScenarios(t *testing.T) {
 		{727, 5, 100, "a 3.9s backward step while the downlink's queue drained: the drain's samples began the run below the floor, and the step read as the path (1918ms)"},
 		{735, 1, 0, "a suspend after the downlink floor rose by 52ms: A's error from the restart was lost at the next path change (71.2%)"},
 		{1379, 1, 0, "a route flap came on with a 2.3s client step: when it went, A took its fall (a 29ms error for half the run, 91.5%)"},
+		{699, 2, 20, "a 69ms client step on a 71ms round trip while a queue held the uplink: its floor fell in parts, each taken for the path (43ms, 95.5%)"},
+		{780, 5, 1, "a 16s server slew on a jitter-free downlink: as the samples from before it left the window, the offset went back to where it was before (3.6ms, 12.3%)"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("random:%d/seed%d", tt.scenario, tt.seed), func(t *testing.T) {

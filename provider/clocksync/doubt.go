@@ -33,6 +33,10 @@ type doubt struct {
 	gap bool
 	// The other side rose as a clock step makes it, after an interruption.
 	clockLike bool
+	// The path state before: its round trip, A and A's error. How far a
+	// floor can fall is measured on them, not on the window's floors, which
+	// mix samples from both sides of a step.
+	rtt, asym, asymErr int64
 }
 
 // doubtNoise scales the noise of the other side's minimum over k samples,
@@ -77,6 +81,9 @@ func (e *Estimator) suspect(fellU bool, size, tol, now int64) {
 	} else {
 		d.yRaw, d.ty = before.uRaw, before.tu
 	}
+	bu, bw := e.floorsAt(before)
+	// A's error as the floors tell it: its own, and twice the offset's.
+	d.rtt, d.asym, d.asymErr = bu+bw, before.asym, before.asymErr+2*max(0, before.bound)
 	e.doubt = d
 }
 
@@ -117,6 +124,16 @@ func (e *Estimator) weighDoubt() Event {
 		}
 		return EventNone
 	}
+	// A fall deeper than that direction's whole delay before it is no
+	// path's: with the other side risen too, the clock stepped — by at
+	// least the fall, the rest of it perhaps still hidden behind a queue
+	// on the falling side. (The path cannot have done it, so A keeps no
+	// error for it.)
+	if k >= recentMin && d.size > 4*prec && rise <= 2*d.size+prec+noise &&
+		d.at-e.freshAt >= int64(e.cfg.Window) && !d.couldFall(d.size-prec) {
+		e.doubtWasClock(k, 0)
+		return EventClockJump
+	}
 	// A rise beyond the fall is no proof of the path while the fall may
 	// still be showing: the falling side's minimum over the few samples
 	// since sits above its new floor (a power-saving radio, a queue on
@@ -139,18 +156,39 @@ func (e *Estimator) weighDoubt() Event {
 		d.clockLike = true
 		return EventNone
 	}
-	// The other side rose with the fall: the clock stepped. Take the path
-	// change back and keep only what followed, as for a jump.
-	// No ping can tell that from each floor moving by itself by the same
-	// amount, so A keeps that possibility as its error.
+	// The other side rose with the fall: the clock stepped. No ping can
+	// tell that from each floor moving by itself by the same amount, so A
+	// keeps that possibility as its error.
+	e.doubtWasClock(k, d.size)
+	return EventClockJump
+}
+
+// doubtWasClock takes the doubted fall for a clock step: the path changes
+// it was taken for are taken back and only the k samples since kept, as
+// for a jump; A's error grows by aErr.
+func (e *Estimator) doubtWasClock(k int, aErr int64) {
+	d := &e.doubt
 	d.on = false
 	e.undoPathChangesSince(d.from)
+	// The restart compares the round trip with the one before the step,
+	// which the window's floors, mixing both sides of it, understate.
+	e.rttFloor = d.rtt
 	e.restart(k)
 	e.forgetPaths()
-	e.asymErr += d.size
+	e.asymErr += aErr
 	e.acquiring, e.firstAcq = acquireSamples, false
 	e.stats.Jumps++
-	return EventClockJump
+}
+
+// couldFall reports whether the path can have made the doubted floor fall
+// by size: no further than that direction's whole delay in the state
+// before (see pathCouldFall).
+func (d *doubt) couldFall(size int64) bool {
+	a := max(-d.rtt, min(d.rtt, d.asym)) // (as the estimate clamps it)
+	if !d.fellU {
+		a = -a
+	}
+	return d.rtt <= 0 || 2*size < d.rtt+a+d.asymErr
 }
 
 // pathCouldFall reports whether the path can have made the uplink's floor

@@ -263,3 +263,31 @@ func TestFallSettlingInPartsStaysOneDoubt(t *testing.T) {
 		})
 	}
 }
+
+// TestFallDeeperThanTheDelayIsTheClock: the client clock steps forward by
+// less than the round trip while a queue holds the uplink. The downlink's
+// floor rises by the step at once; the uplink's falls only as the queue
+// drains, in parts, and never all of it within seconds — read side by
+// side, a path change. But the uplink's floor falls further than its whole
+// delay: no path does that, so the clock stepped (random:699).
+func TestFallDeeperThanTheDelayIsTheClock(t *testing.T) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		p := &path{rng: rand.New(rand.NewPCG(seed, 699)), offset: 2 * time.Second, driftPPM: 6,
+			up: 35 * ms, down: 35 * ms,
+			jitUp: queue(12*ms, 8*ms, 2*time.Second), jitDn: exponential(500 * time.Microsecond),
+			jumpAt: 3*time.Minute + 40*ms, jumpBy: 60 * ms}
+		e := newEst(t)
+		feed(t, e, p, 0, 3*time.Minute, 0, nil)
+		_, covered, total := feed(t, e, p, 3*time.Minute, 8*time.Minute, 0, nil)
+		worst, _, _ := feed(t, e, p, 8*time.Minute, 10*time.Minute, 0, nil)
+		if worst > 5*ms {
+			t.Errorf("seed %d: worst error %v from 5 minutes after the step, want < 5ms (half the step is 30ms)", seed, worst)
+		}
+		if st := e.Stats(); st.Jumps == 0 {
+			t.Errorf("seed %d: no jump (stats %+v)", seed, st)
+		}
+		if frac := float64(covered) / float64(total); frac < 0.99 {
+			t.Errorf("seed %d: bound covered %.2f%%, want >= 99%%", seed, 100*frac)
+		}
+	}
+}

@@ -181,13 +181,14 @@ func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 	// once, so a clock that slews shows as one floor falling alone. The
 	// recent floors see both sides move at the same time: a move they
 	// explain as the clock's is left to the drift tracker and the
-	// clock-shift detector.
-	if e.clockExplains(rec, ru, rw, pU, pW, tolU, tolW) {
+	// clock-shift detector. Past the clock part the window's floors already
+	// show: the recent floors are compared with the reference moved by it.
+	if e.clockExplains(rec, ru+c, rw-c, pU, pW, tolU, tolW) {
 		// A clock move under way: the falling side's window floor already
 		// shows it, the rising side's only in the recent samples. Lift the
 		// rising side to them (as far as the fall) so the offset follows
 		// the clock now, not when the window has turned over.
-		if abs64(pU) > tolU {
+		if uMoves(pU, pW, tolU, tolW) {
 			e.liftW = min(max(0, rec.mw-used.minW), abs64(pU))
 		} else {
 			e.liftU = min(max(0, rec.mu-used.minU), abs64(pW))
@@ -340,13 +341,22 @@ func (e *Estimator) clockExplains(rec recentSummary, ru, rw, pU, pW, tolU, tolW 
 	// as much as this one's window floor.
 	// (At least half as much, whatever the noise allows: a path that
 	// changed leaves the other direction where it was.)
+	// The rising side's window floor may have begun to follow too, as the
+	// samples from before the move leave the window.
 	switch {
-	case abs64(pU) > tolU && abs64(pW) <= tolW:
+	case uMoves(pU, pW, tolU, tolW):
 		return (dU < 0) == (pU < 0) && (dW < 0) != (pU < 0) && 2*abs64(dW) >= abs64(pU) && abs64(dW+pU) <= tU+tW
-	case abs64(pW) > tolW && abs64(pU) <= tolU:
+	case uMoves(pW, pU, tolW, tolU):
 		return (dW < 0) == (pW < 0) && (dU < 0) != (pW < 0) && 2*abs64(dU) >= abs64(pW) && abs64(dU+pW) <= tU+tW
 	}
 	return false
+}
+
+// uMoves reports whether the move is the uplink floor's (pU, beyond its
+// tolerance tolU): the downlink's stays within its own, or moves the other
+// way by less.
+func uMoves(pU, pW, tolU, tolW int64) bool {
+	return abs64(pU) > tolU && (abs64(pW) <= tolW || (pU < 0) != (pW < 0) && abs64(pW) < abs64(pU))
 }
 
 // samePath renews the reference of a path that has not changed now and
