@@ -26,6 +26,7 @@ func TestReplayedScenarios(t *testing.T) {
 		{735, 1, 0, "a suspend after the downlink floor rose by 52ms: A's error from the restart was lost at the next path change (71.2%)"},
 		{1379, 1, 0, "a route flap came on with a 2.3s client step: when it went, A took its fall (a 29ms error for half the run, 91.5%)"},
 		{699, 2, 20, "a 69ms client step on a 71ms round trip while a queue held the uplink: its floor fell in parts, each taken for the path (43ms, 95.5%)"},
+		{1010, 2, 0, "a 1.9ms client step on a 1.4ms round trip, half of it taken for the path: 0.94ms of error under a 0.07ms bound for 27s, though the newest samples alone put the offset outside it (97.6%)"},
 		{780, 5, 1, "a 16s server slew on a jitter-free downlink: as the samples from before it left the window, the offset went back to where it was before (3.6ms, 12.3%)"},
 	}
 	for _, tt := range tests {

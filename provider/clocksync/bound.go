@@ -89,6 +89,14 @@ const driftPrior = 200e-6
 // offset lies between −(downlink floor) and the uplink floor, up to what
 // the drift's error moves them over that span.
 func (e *Estimator) recentHard(now, theta int64) int64 {
+	h, _ := e.recentHardOutside(now, theta)
+	return h
+}
+
+// recentHardOutside is recentHard, and whether theta lies outside the
+// interval the newest samples allow, beyond what the drift's error moves
+// it: an estimate those samples prove wrong.
+func (e *Estimator) recentHardOutside(now, theta int64) (int64, bool) {
 	mu, mw := int64(math.MaxInt64), int64(math.MaxInt64)
 	k := 0
 	for ; k < min(e.n, recentMax); k++ {
@@ -99,17 +107,17 @@ func (e *Estimator) recentHard(now, theta int64) int64 {
 		mu, mw = min(mu, e.ud[i]), min(mw, e.wd[i])
 	}
 	if k == 0 {
-		return math.MaxInt64
+		return math.MaxInt64, false
 	}
 	// Floors whose sum is below zero cannot both be the path's: the clock
 	// stepped among these samples (a jump not yet confirmed), and they
 	// bound nothing.
 	if mu+mw < 0 {
-		return math.MaxInt64
+		return math.MaxInt64, false
 	}
 	span := now - e.t[e.at(e.n-k)]
 	tilt := int64(3*e.boundSE()*float64(max(span, e.span()))) + int64(20*time.Microsecond)
-	return max(theta+mw, mu-theta) + tilt
+	return max(theta+mw, mu-theta) + tilt, theta > mu+tilt || theta < -mw-tilt
 }
 
 // driftTilt bounds how far the drift's error tilts the detrended floors

@@ -72,3 +72,39 @@ func TestSpacingLeavesOutHeldSamples(t *testing.T) {
 		t.Errorf("spacing %v, want %v (with the held samples: %v)", time.Duration(got), time.Duration(want), time.Duration(held))
 	}
 }
+
+// TestRecentHardOutside: the newest samples put the offset between minus
+// their downlink floor and their uplink floor; an estimate beyond either
+// end, by more than the drift's error moves them, is one they prove wrong,
+// and its bound must reach the far end.
+func TestRecentHardOutside(t *testing.T) {
+	e := newEst(t)
+	// 20 samples 100 ms apart, detrended uplink floor 3 ms and downlink
+	// floor 2 ms: the offset lies in [−2 ms, 3 ms].
+	for i := range 20 {
+		e.t[i] = int64(i) * int64(100*ms)
+		e.ud[i] = int64(3*ms) + int64(i%4)*int64(time.Millisecond)
+		e.wd[i] = int64(2*ms) + int64(i%3)*int64(time.Millisecond)
+	}
+	e.n = 20
+	e.fitted, e.rSE, e.rSEBound = true, 0, 0
+	now := e.t[19]
+	tilt := int64(20 * time.Microsecond)
+	tests := []struct {
+		theta   time.Duration
+		hard    time.Duration
+		outside bool
+	}{
+		{0, 3 * ms, false},
+		{3 * ms, 5 * ms, false},
+		{-2 * ms, 5 * ms, false},
+		{4 * ms, 6 * ms, true},
+		{-7 * ms, 10 * ms, true},
+	}
+	for _, tt := range tests {
+		h, out := e.recentHardOutside(now, int64(tt.theta))
+		if h != int64(tt.hard)+tilt || out != tt.outside {
+			t.Errorf("θ = %v: hard %v, outside %v; want %v, %v", tt.theta, time.Duration(h-tilt), out, tt.hard, tt.outside)
+		}
+	}
+}

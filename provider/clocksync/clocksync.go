@@ -529,10 +529,14 @@ func (e *Estimator) update(now int64) {
 	// A restart's round trip that moved, or may yet prove to have moved
 	// (reacquire.go): as A's error, which the hard bound caps too.
 	bound += pathMoved / 2
-	if bound > hard { // (the window's floors are lower: no cap below that)
-		if rh := e.recentHard(now, theta); rh < math.MaxInt64 { // (none: no cap)
-			bound = min(bound, rh+min(e.bendErr, int64(e.bendRate*float64(recentWindow))))
-		}
+	rh, outside := e.recentHardOutside(now, theta)
+	if bound > hard && rh < math.MaxInt64 { // (the window's floors are lower: no cap below that; none: no cap)
+		bound = min(bound, rh+min(e.bendErr, int64(e.bendRate*float64(recentWindow))))
+	}
+	if outside {
+		// The newest samples prove the estimate wrong (a rate change or
+		// a step not yet seen): the offset is anywhere they allow.
+		bound = max(bound, rh)
 	}
 	// What a clock move under way can add, which the newest samples may
 	// straddle: as far again as it lifted a floor (path.go); a fresh fall
