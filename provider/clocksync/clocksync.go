@@ -529,7 +529,13 @@ func (e *Estimator) update(now int64) {
 	// A restart's round trip that moved, or may yet prove to have moved
 	// (reacquire.go): as A's error, which the hard bound caps too.
 	bound += pathMoved / 2
-	rh, outside := e.recentHardOutside(now, theta)
+	// (The newest samples' floors are no lower than the window's, but for
+	// samples held out below them: only then, or with theta beyond the
+	// window's, can they prove it wrong.)
+	rh, outside := int64(math.MaxInt64), false
+	if bound > hard || theta > fu || theta < -fw || all.minU < fu || all.minW < fw {
+		rh, outside = e.recentHardOutside(now, theta)
+	}
 	if bound > hard && rh < math.MaxInt64 { // (the window's floors are lower: no cap below that; none: no cap)
 		bound = min(bound, rh+min(e.bendErr, int64(e.bendRate*float64(recentWindow))))
 	}
