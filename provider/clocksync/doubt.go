@@ -60,8 +60,9 @@ func (e *Estimator) suspect(fellU bool, size, tol, now int64) {
 			e.doubt.parts++
 			return
 		}
-		// Still undecided: it stays a possibility.
-		e.asymErr += 2 * e.doubt.size
+		// Still undecided: it stays a possibility, one the next path
+		// change's error must keep too.
+		e.addAsymErr(2 * e.doubt.size)
 	}
 	// (A fall further than that direction's floor can fall is no path's,
 	// interruption or not.)
@@ -175,7 +176,7 @@ func (e *Estimator) doubtWasClock(k int, aErr int64) {
 	e.rttFloor = d.rtt
 	e.restart(k)
 	e.forgetPaths()
-	e.asymErr += aErr
+	e.addAsymErr(aErr)
 	e.acquiring, e.firstAcq = acquireSamples, false
 	e.stats.Jumps++
 }
@@ -234,9 +235,7 @@ func (e *Estimator) endDoubt() {
 	if e.doubt.clockLike {
 		// Into the reference state and the episode too: a path change
 		// measures A's error from there.
-		e.asymErr += 2 * e.doubt.size
-		e.ref.asymErr += 2 * e.doubt.size
-		e.episode.asymErr += 2 * e.doubt.size
+		e.addAsymErr(2 * e.doubt.size)
 	}
 	e.doubt.on = false
 }

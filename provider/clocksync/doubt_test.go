@@ -291,3 +291,22 @@ func TestFallDeeperThanTheDelayIsTheClock(t *testing.T) {
 		}
 	}
 }
+
+// TestUndecidedDoubtStaysInTheReference: a fall still in doubt when
+// another one comes stays a possibility, as A's error; the reference
+// state and the episode keep it too, or the next path change, which
+// measures A's error from there, drops it (random:881: 53 ms of A's error
+// lost, coverage 55%).
+func TestUndecidedDoubtStaysInTheReference(t *testing.T) {
+	e := newEst(t)
+	e.doubt = doubt{on: true, fellU: true, size: int64(3 * ms)}
+	e.suspect(false, int64(2*ms), 0, int64(time.Minute))
+	want := int64(6 * ms)
+	if e.asymErr != want || e.ref.asymErr != want || e.episode.asymErr != want {
+		t.Errorf("A's error %v, in the reference %v, in the episode %v; want %v in each",
+			time.Duration(e.asymErr), time.Duration(e.ref.asymErr), time.Duration(e.episode.asymErr), time.Duration(want))
+	}
+	if !e.doubt.on || e.doubt.fellU || e.doubt.size != int64(2*ms) {
+		t.Errorf("doubt %+v, want the new fall's", e.doubt)
+	}
+}

@@ -144,7 +144,7 @@ func (e *Estimator) detectSteps() Event {
 			if e.reacq.on {
 				e.reacq.pathErr += pathErr
 			} else {
-				e.asymErr += pathErr
+				e.addAsymErr(pathErr)
 			}
 			e.forgetPaths()
 			e.acquiring, e.firstAcq = acquireSamples, false
