@@ -400,6 +400,12 @@ const (
 // rises at a few hundred ppm hides in the jitter for a long time) bends
 // the floors there; both directions bend alike, which a queue does not.
 func (e *Estimator) detectKink() Event {
+	if e.driftHold > 0 && e.bending && !e.slewing && e.acquiring == 0 {
+		// The fit waits for a one-way step's new segment (shiftBins): a
+		// bend under way goes on meanwhile, and so does what it adds.
+		e.bendErr = int64(e.bendRate * float64(abs64(e.t[e.at(e.n-1)]-e.bendSince)))
+		return EventNone
+	}
 	if e.slewing || e.acquiring > 0 || e.driftHold > 0 || !e.fitted || e.binN < 3*kinkBins {
 		e.kinks, e.bendErr, e.bending = 0, 0, false
 		return EventNone

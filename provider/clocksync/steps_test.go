@@ -141,3 +141,26 @@ func TestShortSlewOutlivesTheWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestBendOutlastsADriftHold: while the drift fit waits for a one-way
+// step's new segment, a bend under way (a slew ending) goes on, and so
+// does what it adds to the bound; the bends counted so far stay counted.
+// Reset, the bound fell to the statistical part at each route flap, under
+// a slew's end (random:1015: 4 ms of error under 0.9 ms, 98.6%).
+func TestBendOutlastsADriftHold(t *testing.T) {
+	e := newEst(t)
+	for i := range 10 {
+		e.t[i] = int64(i) * int64(time.Second)
+	}
+	e.n = 10
+	e.fitted, e.bending, e.kinks = true, true, 2
+	e.bendSince, e.bendRate = 3*int64(time.Second), 100e-6
+	e.driftHold = 4
+	if ev := e.detectKink(); ev != EventNone {
+		t.Fatalf("event %v during the hold", ev)
+	}
+	if want := int64(600 * time.Microsecond); e.bendErr != want || e.kinks != 2 || !e.bending {
+		t.Errorf("bend error %v, kinks %d, bending %v; want %v, 2, true",
+			time.Duration(e.bendErr), e.kinks, e.bending, time.Duration(want))
+	}
+}
