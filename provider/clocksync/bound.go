@@ -88,15 +88,10 @@ const driftPrior = 200e-6
 // floors of the newest samples (recentWindow, at least recentMin): the
 // offset lies between −(downlink floor) and the uplink floor, up to what
 // the drift's error moves them over that span.
-func (e *Estimator) recentHard(now, theta int64) int64 {
-	h, _ := e.recentHardOutside(now, theta)
-	return h
-}
-
-// recentHardOutside is recentHard, and whether theta lies outside the
-// interval the newest samples allow, beyond what the drift's error moves
-// it: an estimate those samples prove wrong.
-func (e *Estimator) recentHardOutside(now, theta int64) (int64, bool) {
+// It also reports whether theta lies outside the interval those samples
+// allow, beyond what the drift's error moves it: an estimate they prove
+// wrong.
+func (e *Estimator) recentHard(now, theta int64) (hard int64, outside bool) {
 	mu, mw := int64(math.MaxInt64), int64(math.MaxInt64)
 	k := 0
 	for ; k < min(e.n, recentMax); k++ {

@@ -49,7 +49,7 @@ func TestRecentFloorsAcrossAStepBoundNothing(t *testing.T) {
 	}
 	now := e.t[e.at(e.n-1)]
 	for theta := -time.Second; theta <= time.Second; theta += ms {
-		if got := e.recentHard(now, int64(theta)); got != math.MaxInt64 {
+		if got, _ := e.recentHard(now, int64(theta)); got != math.MaxInt64 {
 			t.Fatalf("recentHard(θ = %v) = %v, want no bound", theta, time.Duration(got))
 		}
 	}
@@ -102,7 +102,7 @@ func TestRecentHardOutside(t *testing.T) {
 		{-7 * ms, 10 * ms, true},
 	}
 	for _, tt := range tests {
-		h, out := e.recentHardOutside(now, int64(tt.theta))
+		h, out := e.recentHard(now, int64(tt.theta))
 		if h != int64(tt.hard)+tilt || out != tt.outside {
 			t.Errorf("θ = %v: hard %v, outside %v; want %v, %v", tt.theta, time.Duration(h-tilt), out, tt.hard, tt.outside)
 		}

@@ -534,7 +534,7 @@ func (e *Estimator) update(now int64) {
 	// window's, can they prove it wrong.)
 	rh, outside := int64(math.MaxInt64), false
 	if bound > hard || theta > fu || theta < -fw || all.minU < fu || all.minW < fw {
-		rh, outside = e.recentHardOutside(now, theta)
+		rh, outside = e.recentHard(now, theta)
 	}
 	if bound > hard && rh < math.MaxInt64 { // (the window's floors are lower: no cap below that; none: no cap)
 		bound = min(bound, rh+min(e.bendErr, int64(e.bendRate*float64(recentWindow))))

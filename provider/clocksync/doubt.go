@@ -185,11 +185,7 @@ func (e *Estimator) doubtWasClock(k int, aErr int64) {
 // by size: no further than that direction's whole delay in the state
 // before (see pathCouldFall).
 func (d *doubt) couldFall(size int64) bool {
-	a := max(-d.rtt, min(d.rtt, d.asym)) // (as the estimate clamps it)
-	if !d.fellU {
-		a = -a
-	}
-	return d.rtt <= 0 || 2*size < d.rtt+a+d.asymErr
+	return d.rtt <= 0 || pathCanFall(d.fellU, size, d.rtt, max(-d.rtt, min(d.rtt, d.asym)), d.asymErr)
 }
 
 // pathCouldFall reports whether the path can have made the uplink's floor
@@ -197,11 +193,17 @@ func (d *doubt) couldFall(size int64) bool {
 // whole delay, which is at most (round trip ± (A + its error))/2. A clock
 // step can move a floor by any amount.
 func (e *Estimator) pathCouldFall(uFell bool, size int64) bool {
-	a := e.asym
+	return pathCanFall(uFell, size, e.rttFloor, e.asym, e.asymErr)
+}
+
+// pathCanFall reports whether a path of round trip rtt and asymmetry asym
+// (within asymErr) can have made the uplink's floor (uFell) or the
+// downlink's fall by size: by less than that direction's whole delay.
+func pathCanFall(uFell bool, size, rtt, asym, asymErr int64) bool {
 	if !uFell {
-		a = -a
+		asym = -asym
 	}
-	return 2*size < e.rttFloor+a+e.asymErr
+	return 2*size < rtt+asym+asymErr
 }
 
 // gapSamples is how far back recentGap looks for an interruption.

@@ -403,7 +403,7 @@ func (e *Estimator) detectKink() Event {
 	if e.driftHold > 0 && e.bending && !e.slewing && e.acquiring == 0 {
 		// The fit waits for a one-way step's new segment (shiftBins): a
 		// bend under way goes on meanwhile, and so does what it adds.
-		e.bendErr = int64(e.bendRate * float64(abs64(e.t[e.at(e.n-1)]-e.bendSince)))
+		e.bendErr = e.bendAdded()
 		return EventNone
 	}
 	if e.slewing || e.acquiring > 0 || e.driftHold > 0 || !e.fitted || e.binN < 3*kinkBins {
@@ -430,8 +430,8 @@ func (e *Estimator) detectKink() Event {
 		if !e.bending || e.bendSince > since {
 			e.bendSince, e.bending = since, true
 		}
-		e.bendErr = int64(diff * float64(abs64(e.t[e.at(e.n-1)]-e.bendSince)))
 		e.bendRate = diff
+		e.bendErr = e.bendAdded()
 	} else {
 		e.bending = false
 	}
@@ -465,6 +465,12 @@ func (e *Estimator) detectKink() Event {
 	e.kinks, e.bendErr, e.bending = 0, 0, false
 	e.rateShift(span)
 	return EventClockShift
+}
+
+// bendAdded is what the bend under way has added to the offset since it
+// began, at its rate's distance from the drift.
+func (e *Estimator) bendAdded() int64 {
+	return int64(e.bendRate * float64(abs64(e.t[e.at(e.n-1)]-e.bendSince)))
 }
 
 // bendExplains reports whether the offset the newest span samples give at
