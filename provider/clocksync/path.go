@@ -113,6 +113,21 @@ func (e *Estimator) matches(k pathRef, fu, fw, tu, tw, now int64) bool {
 	return abs64(fu-ku) <= tu+k.tolU+slack && abs64(fw-kw) <= tw+k.tolW+slack
 }
 
+// leftMatches reports whether known state k matches the floors ru, rw of
+// the state the path left as well as it matches the new ones, after a move
+// pU, pW on a side whose floor is hard (its spacing far below the
+// tolerance, which is then tolMin). There, a move past the tolerance is the
+// path's, not the floor's wander, and k cannot tell a return from it: taken
+// for one, A stays and the offset takes half the move, under a bound that
+// knows nothing of it (random:2382: 0.074ms of error under 0.04ms). Where
+// the spacing sets the tolerance, a floor wanders that far on the same
+// path, and such a match is what keeps A through it (ue-bad-both,
+// leo-satellite: their bounds ×2.3 and ×2.5 without it).
+func (e *Estimator) leftMatches(k pathRef, ru, rw, pU, pW, tolU, tolW, now int64) bool {
+	hard := func(p, tol, sp int64) bool { return abs64(p) > tol && 2*tolSpacings*sp < tolMin }
+	return (hard(pU, tolU, e.spU) || hard(pW, tolW, e.spW)) && e.matches(k, ru, rw, tolU, tolW, now)
+}
+
 // trackPath compares the window's floors with the reference path state and
 // returns EventPathChange when the path moved; it sets e.asym so that a
 // path move leaves the offset where it was.
@@ -213,7 +228,7 @@ func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 	e.asymErr = e.episode.asymErr + 2*(e.episode.bound+grown)
 	matched := false
 	for k := 0; k < e.knownN; k++ {
-		if e.matches(e.known[k], used.minU, used.minW, tolU, tolW, now) {
+		if e.matches(e.known[k], used.minU, used.minW, tolU, tolW, now) && !e.leftMatches(e.known[k], ru, rw, pU, pW, tolU, tolW, now) {
 			e.asym, e.asymErr = e.known[k].asym, e.known[k].asymErr
 			matched = true
 			break
