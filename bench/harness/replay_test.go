@@ -31,6 +31,7 @@ func TestReplayedScenarios(t *testing.T) {
 		{794, 2, 0, "a 2.8s client step and two slews: the same A's error lost at a path change (76.4%)"},
 		{1015, 2, 0, "a route flap during a slew's end: each flap's new drift segment reset the bend under way, and with it what it added to the bound (4ms of error under 0.9ms, 98.6%)"},
 		{2382, 5, 0, "a 0.3ms one-way fall on hard floors, in parts of one to two tolerances, each taken for a return to the state it left: A stayed and the offset took half of it (95.4%)"},
+		{2359, 1, 0, "a 1.6ms client step on a 1.5ms round trip, seen late behind the jitter: the window's floors, from both sides of it, crossed, and the hard bound from their round trip (clamped to 0) capped the bound at 0.3ms under 0.8ms of error (97.2%)"},
 		{780, 5, 1, "a 16s server slew on a jitter-free downlink: as the samples from before it left the window, the offset went back to where it was before (3.6ms, 12.3%)"},
 	}
 	for _, tt := range tests {

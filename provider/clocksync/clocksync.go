@@ -491,6 +491,15 @@ func (e *Estimator) update(now int64) {
 	// The hard bound holds whatever the jitter, if the drift is right.
 	tilt := e.driftTilt()
 	hard := (rttFloor+abs64(asym))/2 + tilt
+	// Floors that cross (a round trip below zero) come from two clocks:
+	// the window holds samples from both sides of a step not yet seen, and
+	// its hard bound bounds nothing (random:2359: a 1.6ms client step on a
+	// 1.5ms round trip, 0.8ms of error under 0.3ms). The newest samples'
+	// alone still do, below.
+	crossed, windowHard := fu+fw < 0, hard
+	if crossed {
+		hard = math.MaxInt64 / 4
+	}
 	bound := hard
 	if e.bound >= 0 {
 		bound = min(hard, e.bound+e.asymErr/2)
@@ -533,11 +542,13 @@ func (e *Estimator) update(now int64) {
 	// samples held out below them: only then, or with theta beyond the
 	// window's, can they prove it wrong.)
 	rh, outside := int64(math.MaxInt64), false
-	if bound > hard || theta > fu || theta < -fw || all.minU < fu || all.minW < fw {
+	if bound > hard || crossed || theta > fu || theta < -fw || all.minU < fu || all.minW < fw {
 		rh, outside = e.recentHard(now, theta)
 	}
-	if bound > hard && rh < math.MaxInt64 { // (the window's floors are lower: no cap below that; none: no cap)
+	if (bound > hard || crossed) && rh < math.MaxInt64 { // (the window's floors are lower: no cap below that; none: no cap)
 		bound = min(bound, rh+min(e.bendErr, int64(e.bendRate*float64(recentWindow))))
+	} else if crossed && e.bound < 0 {
+		bound = min(bound, windowHard) // (before any statistical bound: what there was)
 	}
 	if outside {
 		// The newest samples prove the estimate wrong (a rate change or
