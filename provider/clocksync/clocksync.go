@@ -46,9 +46,10 @@
 // side's rise hidden in its jitter: such a fall stays in doubt until the
 // other side's samples decide (doubt.go), and one proved the clock's is
 // taken back as a jump — as is one deeper than that direction's whole
-// delay, with the other side risen too, which no path can make. Floors that move after an interruption (pings
-// unanswered: a handover, a re-route) are the path's, unless a floor fell
-// further than its direction's whole delay can. Samples far slower than the floor
+// delay, with the other side risen too, which no path can make. Floors
+// that move after an interruption (pings unanswered: a handover, a
+// re-route) are the path's, unless a floor fell further than its
+// direction's whole delay can. Samples far slower than the floor
 // (a paused peer) are set aside. The estimator's State says which of these
 // it stands on.
 //

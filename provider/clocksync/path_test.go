@@ -6,18 +6,10 @@ import (
 	"time"
 )
 
-// TestKnownStateMustDifferFromTheOneLeft: on a path with hard floors the
-// floors' tolerance is its minimum, a tenth of a millisecond, and the state
-// the path is in is remembered as known. A one-way floor that moves by one
-// to two tolerances is a path change — and still within matching distance
-// of the state it left, so it was taken for "a return" to that state: A
-// stayed and the offset took half the move, under a bound that said
-// nothing of it (random:2382: a 0.3 ms downlink fall in parts, 0.074 ms of
-// error under a 0.04 ms bound, coverage 96.3%). Where the floors' spacing
-// is far below the tolerance, a known state that matches the state left
-// as well cannot tell a return from a move, and is not taken. (Where the
-// spacing sets the tolerance, the floors wander by that much on the same
-// path, and such a match is what keeps A: ue-bad-both, leo-satellite.)
+// TestKnownStateMustDifferFromTheOneLeft: on hard floors (tolerance
+// 0.1 ms) a one-way fall of one to two tolerances is a path change, not a
+// return to the remembered state it left (leftMatches): the offset must
+// not take half the fall (random:2382).
 func TestKnownStateMustDifferFromTheOneLeft(t *testing.T) {
 	for _, tc := range []struct {
 		name string
