@@ -15,29 +15,35 @@ import (
 func TestReplayedScenarios(t *testing.T) {
 	tests := []struct {
 		scenario, seed uint64
-		maxP99MS       float64 // 0: no limit
+		maxP99MS       float64       // 0: no limit
+		ping           time.Duration // 0: the default
 		why            string
 	}{
-		{591, 3, 20, "a 741ms client step while a server slew bent the floors, taken for the slew's end: 371ms of error, a negative bound (95.7%)"},
-		{409, 4, 0, "a 911ms client step during an uplink bloat: the restart's round-trip check took the jump's own samples for the floors' spacing (64.1%)"},
-		{514, 3, 0, "after a suspend, the floors of a soft 5G downlink from a few samples sat above the old ones by more than their spacing said (98.4%)"},
-		{285, 1, 2, "a path change taken right as a 1s step's acquisition ended, though the round trip had not moved: 7.1ms for the rest of the run"},
-		{727, 5, 100, "a 3.9s backward step while the downlink's queue drained: the drain's samples began the run below the floor, and the step read as the path (1918ms)"},
-		{735, 1, 0, "a suspend after the downlink floor rose by 52ms: A's error from the restart was lost at the next path change (71.2%)"},
-		{1379, 1, 0, "a route flap came on with a 2.3s client step: when it went, A took its fall (a 29ms error for half the run, 91.5%)"},
-		{699, 2, 20, "a 69ms client step on a 71ms round trip while a queue held the uplink: its floor fell in parts, each taken for the path (43ms, 95.5%)"},
-		{1010, 2, 0, "a 1.9ms client step on a 1.4ms round trip, half of it taken for the path: 0.94ms of error under a 0.07ms bound for 27s, though the newest samples alone put the offset outside it (97.6%)"},
-		{881, 4, 0, "a long server slew taken for path changes one by one: a doubt replaced while undecided added to A's error but not to the reference's, and the next path change dropped 53ms of it (55.0%)"},
-		{794, 2, 0, "a 2.8s client step and two slews: the same A's error lost at a path change (76.4%)"},
-		{1015, 2, 0, "a route flap during a slew's end: each flap's new drift segment reset the bend under way, and with it what it added to the bound (4ms of error under 0.9ms, 98.6%)"},
-		{2382, 5, 0, "a 0.3ms one-way fall on hard floors, in parts of one to two tolerances, each taken for a return to the state it left: A stayed and the offset took half of it (95.4%)"},
-		{2359, 1, 0, "a 1.6ms client step on a 1.5ms round trip, seen late behind the jitter: the window's floors, from both sides of it, crossed, and the hard bound from their round trip (clamped to 0) capped the bound at 0.3ms under 0.8ms of error (97.2%)"},
-		{780, 5, 1, "a 16s server slew on a jitter-free downlink: as the samples from before it left the window, the offset went back to where it was before (3.6ms, 12.3%)"},
+		{591, 3, 20, 0, "a 741ms client step while a server slew bent the floors, taken for the slew's end: 371ms of error, a negative bound (95.7%)"},
+		{409, 4, 0, 0, "a 911ms client step during an uplink bloat: the restart's round-trip check took the jump's own samples for the floors' spacing (64.1%)"},
+		{514, 3, 0, 0, "after a suspend, the floors of a soft 5G downlink from a few samples sat above the old ones by more than their spacing said (98.4%)"},
+		{285, 1, 2, 0, "a path change taken right as a 1s step's acquisition ended, though the round trip had not moved: 7.1ms for the rest of the run"},
+		{727, 5, 100, 0, "a 3.9s backward step while the downlink's queue drained: the drain's samples began the run below the floor, and the step read as the path (1918ms)"},
+		{735, 1, 0, 0, "a suspend after the downlink floor rose by 52ms: A's error from the restart was lost at the next path change (71.2%)"},
+		{1379, 1, 0, 0, "a route flap came on with a 2.3s client step: when it went, A took its fall (a 29ms error for half the run, 91.5%)"},
+		{699, 2, 20, 0, "a 69ms client step on a 71ms round trip while a queue held the uplink: its floor fell in parts, each taken for the path (43ms, 95.5%)"},
+		{1010, 2, 0, 0, "a 1.9ms client step on a 1.4ms round trip, half of it taken for the path: 0.94ms of error under a 0.07ms bound for 27s, though the newest samples alone put the offset outside it (97.6%)"},
+		{881, 4, 0, 0, "a long server slew taken for path changes one by one: a doubt replaced while undecided added to A's error but not to the reference's, and the next path change dropped 53ms of it (55.0%)"},
+		{794, 2, 0, 0, "a 2.8s client step and two slews: the same A's error lost at a path change (76.4%)"},
+		{1015, 2, 0, 0, "a route flap during a slew's end: each flap's new drift segment reset the bend under way, and with it what it added to the bound (4ms of error under 0.9ms, 98.6%)"},
+		{2382, 5, 0, 0, "a 0.3ms one-way fall on hard floors, in parts of one to two tolerances, each taken for a return to the state it left: A stayed and the offset took half of it (95.4%)"},
+		{2359, 1, 0, 0, "a 1.6ms client step on a 1.5ms round trip, seen late behind the jitter: the window's floors, from both sides of it, crossed, and the hard bound from their round trip (clamped to 0) capped the bound at 0.3ms under 0.8ms of error (97.2%)"},
+		{43, 1, 1, 20 * time.Millisecond, "pinged at 50 Hz, a 57.5ms client step back on a 95ms round trip with five pings in flight across it, whose uplink deltas, of the old clock, vetoed the jump: a path change, 48ms of error (19.9%)"},
+		{780, 5, 1, 0, "a 16s server slew on a jitter-free downlink: as the samples from before it left the window, the offset went back to where it was before (3.6ms, 12.3%)"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("random:%d/seed%d", tt.scenario, tt.seed), func(t *testing.T) {
+			sys := Netclock()
+			if tt.ping != 0 {
+				sys = NetclockEvery(tt.ping)
+			}
 			rep, err := Run(Options{Profile: netsim.RandomProfile(tt.scenario), Seed: tt.seed, Duration: 20 * time.Minute,
-				Systems: []System{Netclock()}, TraceEvery: time.Second})
+				Systems: []System{sys}, TraceEvery: time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}

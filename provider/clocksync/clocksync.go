@@ -199,6 +199,8 @@ type Estimator struct {
 	ref       pathRef
 	refSet    bool
 	acquiring int   // samples left to converge freely on
+	acqFrom   int64 // client send time the current acquisition began
+	acqSeen   int   // acquiring after the previous sample
 	slewing   bool  // the acquisition follows a clock shift
 	asymErr   int64 // bound on asym's error from inferred path changes
 	known     [numKnown]pathRef
@@ -221,6 +223,13 @@ type Estimator struct {
 	reacq      reacquisition
 	gatedRun   int
 	gatedSince int64
+	// The straddle gate: samples held while their round trips are far
+	// below the floor, since shortSince (client send time).
+	held       [heldMax]heldSample
+	heldN      int
+	shortSince int64
+	shortBy    int64 // the least they were short by
+	floorW     int64 // the downlink's floor (detrended) at the last update
 
 	segU, segW   int     // the current path segment of each direction
 	freshAt      int64   // client time of the first sample after a (re)start
@@ -318,7 +327,10 @@ func (e *Estimator) at(i int) int { return (e.head + i) & (len(e.t) - 1) }
 // Observe adds a sample. It returns an error wrapping ErrBadSample, and
 // changes nothing, if the sample is impossible (received before sent, a
 // negative round trip) or absurd (a round trip over MaxRTT). An exact repeat
-// of the previous sample is ignored.
+// of the previous sample is ignored. A sample whose round trip is far above
+// the floor is set aside (a stall); one far below it is held until the next
+// samples tell whether it was in flight when the client's clock stepped
+// back (then it is dropped) or the path got shorter (then it counts).
 func (e *Estimator) Observe(s provider.Sample) error {
 	if err := s.Validate(); err != nil {
 		e.stats.Rejected++
@@ -358,6 +370,37 @@ func (e *Estimator) Observe(s provider.Sample) error {
 	} else {
 		e.last = EventNone
 	}
+	switch e.straddle(int64(s.ClientSend), u+w, w+e.trend(tc)) {
+	case straddleHold:
+		e.held[e.heldN] = heldSample{tc, u, w}
+		e.heldN++
+		e.last = EventStall
+		return nil
+	case straddlePath:
+		// A shorter path: the samples held count, in order, and the first
+		// event they show is kept.
+		first := e.last
+		for _, h := range e.held[:e.heldN] {
+			e.last = EventNone
+			e.add(h.tc, h.u, h.w)
+			if first == EventNone {
+				first = e.last
+			}
+		}
+		e.heldN = 0
+		e.last = EventNone
+		e.add(tc, u, w)
+		if e.last == EventNone {
+			e.last = first
+		}
+		return nil
+	}
+	e.add(tc, u, w)
+	return nil
+}
+
+// add puts a sample in the window and updates the estimate.
+func (e *Estimator) add(tc, u, w int64) {
 	if e.n == 0 {
 		e.t0 = tc
 		e.freshAt = tc
@@ -376,7 +419,19 @@ func (e *Estimator) Observe(s provider.Sample) error {
 	e.ud[i] = u - e.trend(tc)
 	e.wd[i] = w + e.trend(tc)
 	e.n++
-	e.acquiring = max(0, e.acquiring-1)
+	// An acquisition lasts its samples but no less than acquireMin: its
+	// rules were set at 10 Hz, and at a faster rate the floors settle no
+	// faster in time, nor have the first drift bins (the floors' wander)
+	// closed (at 50 Hz mobile-4g's floors, still settling 1.3s in, were
+	// taken for a path change: 1ms of error all run).
+	sent := tc - (u+w)/2
+	if e.acquiring > e.acqSeen {
+		e.acqFrom = sent // one began since the last sample (a restart)
+	}
+	if e.acquiring > 1 || e.acquiring == 1 && sent-e.acqFrom >= acquireMin {
+		e.acquiring--
+	}
+	counted := e.acquiring
 	e.slewing = e.slewing && e.acquiring > 0
 
 	if ev := e.detectSteps(); ev != EventNone {
@@ -402,7 +457,10 @@ func (e *Estimator) Observe(s provider.Sample) error {
 		}
 	}
 	e.update(tc)
-	return nil
+	if e.acquiring > counted {
+		e.acqFrom = sent // one began with this sample (a jump, a shift)
+	}
+	e.acqSeen = e.acquiring
 }
 
 // Stall gate parameters: a sample whose round trip is more than
@@ -444,7 +502,7 @@ func (e *Estimator) startAfresh() {
 	e.bound = -1
 	e.binN, e.binsDone, e.cur = 0, 0, bin{}
 	e.memOK = false
-	e.gatedRun = 0
+	e.gatedRun, e.heldN = 0, 0
 	e.acquiring = acquireSamples
 	e.markRestart()
 	e.forgetPaths()
@@ -480,7 +538,7 @@ func (e *Estimator) update(now int64) {
 	// A can't be more than the round trip: clamping keeps the estimate in
 	// the interval every sample allows.
 	rttFloor := max(0, fu+fw)
-	e.rttFloor = rttFloor
+	e.rttFloor, e.floorW = rttFloor, fw
 	pathMoved := e.pathMovedSinceRestart(rttFloor, tolU, tolW, changed)
 	asym := max(-rttFloor, min(rttFloor, e.asym))
 	// The window's floors, or lower ones the drift history saw lately on

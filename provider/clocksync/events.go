@@ -20,7 +20,8 @@ const (
 	// window keeps what followed.
 	EventClockShift
 	// EventStall: the sample's round trip was far above the floor (a
-	// paused peer, a burst of queued pings); it was set aside.
+	// paused peer, a burst of queued pings), or far below it (a ping in
+	// flight when the client's clock stepped back); it was set aside.
 	EventStall
 	// EventRestart: no sample for as long as the window; the estimator
 	// started afresh, keeping the drift and the path asymmetry.
@@ -56,5 +57,6 @@ type Stats struct {
 	PathChanges int64 // path changes detected, less those a clock shift found later explained
 	ClockShifts int64 // slow clock moves (slews) detected
 	Stalled     int64 // samples set aside as stalled (a round trip far above the floor)
+	Straddled   int64 // samples set aside as sent before a backward step of the client's clock and answered after it (a round trip far below the floor)
 	Restarts    int64 // fresh starts after a gap as long as the window
 }

@@ -56,6 +56,9 @@ const (
 	// acquireSamples is how many samples a fresh start converges on (the
 	// offset follows the floors freely) before the path is tracked.
 	acquireSamples = 64
+	// acquireMin is the least client time an acquisition lasts (64
+	// samples take 5.6s at 10 Hz after the transport's connect burst).
+	acquireMin = int64(5 * time.Second)
 )
 
 // floorsAt returns a reference's floors detrended at the current drift.

@@ -1,0 +1,66 @@
+package clocksync
+
+// The straddle gate. A ping sent before the client's clock stepped back
+// and answered after it reads a round trip short by the step, its uplink's
+// delta of the old clock and its downlink's of the new one. Taken in, it
+// lowers the downlink's floor alone, and its uplink, which did not rise,
+// vetoes the jump (random:43 pinged at 50 Hz: five such samples, a 57.5ms
+// step taken for a path change, 48ms of error under a bound of a third of
+// that). So a sample whose round trip is far below the floor is held; such
+// samples were all sent within one round trip before the step, so held
+// samples followed by an ordinary one are dropped, and short round trips
+// that go on longer are a shorter path: the held ones count then, in order.
+type straddleVerdict int
+
+const (
+	straddleNone straddleVerdict = iota // an ordinary sample
+	straddleHold                        // hold it
+	straddlePath                        // count the held samples, then it
+)
+
+// heldMax is how many samples the straddle gate holds at most: 32 pings
+// within a round trip (300ms at 100 Hz).
+const heldMax = 32
+
+type heldSample struct{ tc, u, w int64 }
+
+// straddle judges a sample sent at client time sent with round trip rtt and
+// detrended downlink delta wd.
+func (e *Estimator) straddle(sent, rtt, wd int64) straddleVerdict {
+	if e.n < 16 || !e.est.Valid || e.acquiring > 0 {
+		return e.endShortRun()
+	}
+	tu, tw := e.floorTolerance()
+	if rtt >= e.rttFloor-2*(tu+tw) {
+		if e.heldN == 0 {
+			return straddleNone
+		}
+		// An ordinary round trip. After a step its downlink's delta
+		// stays below the floor by about the held samples' shortfall
+		// (its uplink's rose as much): they straddled it. Back at the
+		// floor, they were the path's (a queue that drained a moment).
+		if wd < e.floorW-max(2*tw, e.shortBy/2) {
+			e.stats.Straddled += int64(e.heldN)
+			e.heldN = 0
+			return straddleNone
+		}
+		return straddlePath
+	}
+	if e.heldN == 0 {
+		e.shortSince, e.shortBy = sent, e.rttFloor-rtt
+	}
+	e.shortBy = min(e.shortBy, e.rttFloor-rtt)
+	if e.heldN < heldMax && sent-e.shortSince <= e.rttFloor+gateJitters*int64(e.est.Jitter) {
+		return straddleHold
+	}
+	return straddlePath
+}
+
+// endShortRun lets what the straddle gate holds count: the estimator is
+// not in a state to tell.
+func (e *Estimator) endShortRun() straddleVerdict {
+	if e.heldN > 0 {
+		return straddlePath
+	}
+	return straddleNone
+}
