@@ -229,7 +229,8 @@ type Estimator struct {
 	heldN      int
 	shortSince int64
 	shortBy    int64 // the least they were short by
-	floorW     int64 // the downlink's floor (detrended) at the last update
+	floorU     int64 // the floors (detrended) at the last update
+	floorW     int64
 
 	segU, segW   int     // the current path segment of each direction
 	freshAt      int64   // client time of the first sample after a (re)start
@@ -370,7 +371,7 @@ func (e *Estimator) Observe(s provider.Sample) error {
 	} else {
 		e.last = EventNone
 	}
-	switch e.straddle(int64(s.ClientSend), u+w, w+e.trend(tc)) {
+	switch e.straddle(int64(s.ClientSend), u+w, u-e.trend(tc), w+e.trend(tc)) {
 	case straddleHold:
 		e.held[e.heldN] = heldSample{tc, u, w}
 		e.heldN++
@@ -538,7 +539,7 @@ func (e *Estimator) update(now int64) {
 	// A can't be more than the round trip: clamping keeps the estimate in
 	// the interval every sample allows.
 	rttFloor := max(0, fu+fw)
-	e.rttFloor, e.floorW = rttFloor, fw
+	e.rttFloor, e.floorU, e.floorW = rttFloor, fu, fw
 	pathMoved := e.pathMovedSinceRestart(rttFloor, tolU, tolW, changed)
 	asym := max(-rttFloor, min(rttFloor, e.asym))
 	// The window's floors, or lower ones the drift history saw lately on

@@ -6,10 +6,12 @@ package clocksync
 // lowers the downlink's floor alone, and its uplink, which did not rise,
 // vetoes the jump (random:43 pinged at 50 Hz: five such samples, a 57.5ms
 // step taken for a path change, 48ms of error under a bound of a third of
-// that). So a sample whose round trip is far below the floor is held; such
-// samples were all sent within one round trip before the step, so held
-// samples followed by an ordinary one are dropped, and short round trips
-// that go on longer are a shorter path: the held ones count then, in order.
+// that). So a sample whose round trip is far below the floor, its uplink
+// delta at its floor and its downlink's short by the shortfall, is held.
+// Such samples were all sent within one round trip before the step: held
+// samples followed by one whose downlink delta stays low (the step's other
+// half) are dropped, and otherwise count, in order; so do short round
+// trips that go on longer than a round trip (a shorter downlink).
 type straddleVerdict int
 
 const (
@@ -25,20 +27,23 @@ const heldMax = 32
 type heldSample struct{ tc, u, w int64 }
 
 // straddle judges a sample sent at client time sent with round trip rtt and
-// detrended downlink delta wd.
-func (e *Estimator) straddle(sent, rtt, wd int64) straddleVerdict {
+// detrended one-way deltas ud, wd.
+func (e *Estimator) straddle(sent, rtt, ud, wd int64) straddleVerdict {
 	if e.n < 16 || !e.est.Valid || e.acquiring > 0 {
 		return e.endShortRun()
 	}
 	tu, tw := e.floorTolerance()
-	if rtt >= e.rttFloor-2*(tu+tw) {
+	// A straddler's uplink delta is of the old clock, at or above its
+	// floor, and its downlink's is short by the whole shortfall.
+	short := e.rttFloor - rtt
+	if short <= 2*(tu+tw) || ud < e.floorU-2*tu || wd > e.floorW-short/2 {
 		if e.heldN == 0 {
 			return straddleNone
 		}
-		// An ordinary round trip. After a step its downlink's delta
-		// stays below the floor by about the held samples' shortfall
-		// (its uplink's rose as much): they straddled it. Back at the
-		// floor, they were the path's (a queue that drained a moment).
+		// No straddler. After a step its downlink's delta stays below
+		// the floor by about the held samples' shortfall (its uplink's
+		// rose as much): they straddled it. Back at the floor, they
+		// were the path's (a queue that drained a moment).
 		if wd < e.floorW-max(2*tw, e.shortBy/2) {
 			e.stats.Straddled += int64(e.heldN)
 			e.heldN = 0
@@ -47,9 +52,9 @@ func (e *Estimator) straddle(sent, rtt, wd int64) straddleVerdict {
 		return straddlePath
 	}
 	if e.heldN == 0 {
-		e.shortSince, e.shortBy = sent, e.rttFloor-rtt
+		e.shortSince, e.shortBy = sent, short
 	}
-	e.shortBy = min(e.shortBy, e.rttFloor-rtt)
+	e.shortBy = min(e.shortBy, short)
 	if e.heldN < heldMax && sent-e.shortSince <= e.rttFloor+gateJitters*int64(e.est.Jitter) {
 		return straddleHold
 	}
