@@ -50,8 +50,11 @@
 // that move after an interruption (pings unanswered: a handover, a
 // re-route) are the path's, unless a floor fell further than its
 // direction's whole delay can. Samples far slower than the floor
-// (a paused peer) are set aside. The estimator's State says which of these
-// it stands on.
+// (a paused peer) are set aside, and so are those far faster whose uplink
+// delta is of the old clock and downlink delta of the new one: pings in
+// flight when the client's clock stepped back (straddle.go). An
+// acquisition lasts at least 5 s whatever the ping rate. The estimator's
+// State says which of these it stands on.
 //
 // A restart (a jump, a rate change, a silence) keeps A; the round trip,
 // which no clock moves, then says whether the path changed meanwhile
