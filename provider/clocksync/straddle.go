@@ -32,10 +32,13 @@ func (e *Estimator) straddle(sent, rtt, ud, wd int64) straddleVerdict {
 	if e.n < 16 || !e.est.Valid || e.acquiring > 0 {
 		return e.endShortRun()
 	}
+	short := e.rttFloor - rtt
+	if short <= 0 && e.heldN == 0 {
+		return straddleNone // most samples: no round trip below the floor
+	}
 	tu, tw := e.floorTolerance()
 	// A straddler's uplink delta is of the old clock, at or above its
 	// floor, and its downlink's is short by the whole shortfall.
-	short := e.rttFloor - rtt
 	if short <= 2*(tu+tw) || ud < e.floorU-2*tu || wd > e.floorW-short/2 {
 		if e.heldN == 0 {
 			return straddleNone
