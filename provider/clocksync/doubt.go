@@ -1,6 +1,9 @@
 package clocksync
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // A floor that falls by itself is a path change only if the other floor did
 // not rise by as much. A clock stepped back by less than the round trip
@@ -37,6 +40,13 @@ type doubt struct {
 	// floor can fall is measured on them, not on the window's floors, which
 	// mix samples from both sides of a step.
 	rtt, asym, asymErr int64
+	// The other side's level over the recentWindow before the fall, raw,
+	// when it held steady clearly above its floor (a route flapped up, a
+	// standing queue): a step lifts the other side from there, not from
+	// its floor.
+	preRaw, tPre int64
+	preK         int
+	preOK        bool
 }
 
 // doubtNoise scales the noise of the other side's minimum over k samples,
@@ -85,7 +95,70 @@ func (e *Estimator) suspect(fellU bool, size, tol, now int64) {
 	bu, bw := e.floorsAt(before)
 	// A's error as the floors tell it: its own, and twice the offset's.
 	d.rtt, d.asym, d.asymErr = bu+bw, before.asym, before.asymErr+2*max(0, before.bound)
+	fallen, floor := bw, bu
+	if fellU {
+		fallen, floor = bu, bw
+	}
+	e.levelBefore(&d, fallen-size/2, floor)
 	e.doubt = d
+}
+
+// levelBefore finds the other side's level over the recentWindow before
+// the first sample that fell below thr (the fall's start), and keeps it in
+// d when it held steady (the two halves' minima agree within their noise)
+// clearly above the floor it had before.
+func (e *Estimator) levelBefore(d *doubt, thr, floor int64) {
+	fallen, other := e.wd, e.ud
+	if d.fellU {
+		fallen, other = e.ud, e.wd
+	}
+	now := e.t[e.at(e.n-1)]
+	first := -1
+	for k := e.n - 1; k >= 0 && now-e.t[e.at(k)] <= 2*recentWindow; k-- {
+		if fallen[e.at(k)] < thr {
+			first = k
+		}
+	}
+	if first <= 0 {
+		return
+	}
+	start := e.t[e.at(first)]
+	older, newer := int64(math.MaxInt64), int64(math.MaxInt64)
+	var at int64 // when the lower of the two was seen
+	kp := 0
+	for k := first - 1; k >= 0 && start-e.t[e.at(k)] <= recentWindow; k-- {
+		i := e.at(k)
+		v := other[i]
+		if start-e.t[i] > recentWindow/2 {
+			older = min(older, v)
+		} else {
+			newer = min(newer, v)
+		}
+		if v <= min(older, newer) {
+			at = e.t[i]
+		}
+		kp++
+	}
+	if kp < 2*recentMin || older == math.MaxInt64 || newer == math.MaxInt64 {
+		return
+	}
+	sp := e.spU
+	if d.fellU {
+		sp = e.spW
+	}
+	// Each half's minimum sits up to its noise above the level.
+	noise := doubtNoise * int64(max(1, 2*e.n/kp)) * sp
+	prec := 2*(e.spU+e.spW) + int64(50*time.Microsecond)
+	level := min(older, newer)
+	if abs64(older-newer) > prec+noise || level-floor <= prec+noise {
+		return
+	}
+	d.preK, d.preOK, d.tPre = kp, true, at
+	if d.fellU {
+		d.preRaw = level - e.trend(at)
+	} else {
+		d.preRaw = level + e.trend(at)
+	}
 }
 
 // weighDoubt looks at the newest sample's evidence and returns
@@ -141,6 +214,25 @@ func (e *Estimator) weighDoubt() Event {
 	// that side), and a further fall moments later adds to this one
 	// (suspect). After that, it is.
 	if rise > d.size+prec+noise {
+		// Measured from the level the other side held just before the
+		// fall (a route flapped up, a standing queue), the rise can be the
+		// step's. Then the fall is the clock or the path, and nothing
+		// here tells which: a jump would restart the window on the raised
+		// level and cost half of it while it lasts, and taking the path
+		// keeps the step, so the path is taken and A keeps the clock's
+		// reading as its error (endDoubt).
+		if d.preOK && k >= recentMin && !d.gap && noise <= d.size/4 && prec <= d.size/2 {
+			var pre int64
+			if d.fellU {
+				pre = mw - (d.preRaw + e.trend(d.tPre))
+			} else {
+				pre = mu - (d.preRaw - e.trend(d.tPre))
+			}
+			preNoise := noise + doubtNoise*int64(max(1, e.n/d.preK))*sp
+			if abs64(pre-d.size) <= prec+preNoise {
+				d.clockLike = true
+			}
+		}
 		if e.t[e.at(e.n-1)]-d.last > recentWindow {
 			e.endDoubt()
 		}

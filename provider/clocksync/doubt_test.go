@@ -310,3 +310,41 @@ func TestUndecidedDoubtStaysInTheReference(t *testing.T) {
 		t.Errorf("doubt %+v, want the new fall's", e.doubt)
 	}
 }
+
+// TestStepDuringARaisedRouteStaysInTheBound: the client clock steps back
+// while the uplink's route is flapped up (21ms longer for a minute). The
+// downlink floor falls by the step, and the uplink rises by it from the
+// raised level, far above its floor: against the floor the rise looks like
+// no step's. The fall is the clock or a path change with the uplink
+// rising by itself as much; no ping tells which, so whichever the
+// estimator takes, its bound must cover the other.
+func TestStepDuringARaisedRouteStaysInTheBound(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		seed uint64
+		step time.Duration
+	}{
+		{"13ms", 1, -13 * ms},
+		{"13ms again", 2, -13 * ms},
+		{"8ms", 3, -8 * ms},
+		{"18ms", 4, -18 * ms},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &path{rng: rand.New(rand.NewPCG(tc.seed, 3314)), offset: 6 * time.Second, driftPPM: 11,
+				up: 11 * ms, down: 11 * ms, jitUp: exponential(60 * time.Microsecond), jitDn: exponential(100 * time.Microsecond),
+				jumpAt: 4*time.Minute + 30*time.Second + 30*ms, jumpBy: tc.step}
+			e := newEst(t)
+			flap := func(now time.Duration) {
+				if now >= 4*time.Minute && now < 5*time.Minute {
+					p.up = 32 * ms
+				} else {
+					p.up = 11 * ms
+				}
+			}
+			_, covered, total := feed(t, e, p, 0, 7*time.Minute, 20*time.Second, flap)
+			if frac := float64(covered) / float64(total); frac < 0.99 {
+				t.Errorf("bound covered %.2f%%, want >= 99%% (stats %+v)", 100*frac, e.Stats())
+			}
+		})
+	}
+}
