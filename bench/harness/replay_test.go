@@ -34,6 +34,9 @@ func TestReplayedScenarios(t *testing.T) {
 		{2382, 5, 0, 0, "a 0.3ms one-way fall on hard floors, in parts of one to two tolerances, each taken for a return to the state it left: A stayed and the offset took half of it (95.4%)"},
 		{2359, 1, 0, 0, "a 1.6ms client step on a 1.5ms round trip, seen late behind the jitter: the window's floors, from both sides of it, crossed, and the hard bound from their round trip (clamped to 0) capped the bound at 0.3ms under 0.8ms of error (97.2%)"},
 		{43, 1, 1, 20 * time.Millisecond, "pinged at 50 Hz, a 57.5ms client step back on a 95ms round trip with five pings in flight across it, whose uplink deltas, of the old clock, vetoed the jump: a path change, 48ms of error (19.9%)"},
+		{3314, 1, 0, 0, "a 13ms client step back while the uplink's route was flapped up 21ms: against the uplink's floor its rise looked like no step's, and the doubt ended as the path (11.1ms of error under 9ms for 44s, 96.3%)"},
+		{2777, 5, 0, 0, "a handover with one ping lost, moving the floors 8.5ms down and 6.4ms up, taken for a jump the path could have made: on soft 5G floors the round trip's 1.5ms move was within their precision, and A dropped the path's reading (7ms under 6ms, 90.1%)"},
+		{940, 4, 0, 0, "as random:2777, on a 165ms round trip (91.4%)"},
 		{780, 5, 1, 0, "a 16s server slew on a jitter-free downlink: as the samples from before it left the window, the offset went back to where it was before (3.6ms, 12.3%)"},
 	}
 	for _, tt := range tests {
