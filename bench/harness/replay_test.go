@@ -37,6 +37,9 @@ func TestReplayedScenarios(t *testing.T) {
 		{3314, 1, 0, 0, "a 13ms client step back while the uplink's route was flapped up 21ms: against the uplink's floor its rise looked like no step's, and the doubt ended as the path (11.1ms of error under 9ms for 44s, 96.3%)"},
 		{2777, 5, 0, 0, "a handover with one ping lost, moving the floors 8.5ms down and 6.4ms up, taken for a jump the path could have made: on soft 5G floors the round trip's 1.5ms move was within their precision, and A dropped the path's reading (7ms under 6ms, 90.1%)"},
 		{940, 4, 0, 0, "as random:2777, on a 165ms round trip (91.4%)"},
+		{1050, 1, 0, 0, "a soft floor's excess read from the 16 lowest values as one of three shapes: the gap ratio crossing a class threshold cut the bound by a factor of three from one sample to the next (89.2%)"},
+		{1767, 1, 0, 0, "on a 5G uplink the soft floor's excess swung between 70 and 790µs as single low values came and went, and the bound with it from 1.7 to 0.7ms under 0.78ms of error (96.1%)"},
+		{1262, 3, 0, 0, "as random:1767 (96.9%)"},
 		{780, 5, 1, 0, "a 16s server slew on a jitter-free downlink: as the samples from before it left the window, the offset went back to where it was before (3.6ms, 12.3%)"},
 	}
 	for _, tt := range tests {

@@ -108,3 +108,67 @@ func TestRecentHardOutside(t *testing.T) {
 		}
 	}
 }
+
+// TestSoftExcessFollowsTheFloorShape: the 16 lowest values of a floor
+// whose density grows as (x − floor)^(β−1) sit at c·k^(1/β) above it. For
+// every β between 1 and 3, not only the whole ones, the estimate of the
+// lowest's excess is c: between classes it neither vanishes nor doubles
+// (it did, and the bound flipped with it from one sample to the next).
+func TestSoftExcessFollowsTheFloorShape(t *testing.T) {
+	const c = 100 * time.Microsecond
+	for a := 1.0 / 3; a <= 0.95; a += 0.01 {
+		var low [16]int64
+		for k := range low {
+			low[k] = int64(7*ms) + int64(float64(c)*math.Pow(float64(k+1), a))
+		}
+		got := time.Duration(softExcess(low))
+		if d := got - c; d < -3*time.Microsecond || d > 3*time.Microsecond {
+			t.Errorf("1/β = %.2f: excess %v, want %v ± 3µs", a, got, c)
+		}
+	}
+}
+
+// TestSoftExcessIsHeld: the bound takes the largest clearly soft estimate
+// of the last window, let go over it; estimates within twice the spacing
+// (a finite density's floor, which the spacing covers) are not held.
+func TestSoftExcessIsHeld(t *testing.T) {
+	const window = int64(60 * time.Second)
+	type step struct {
+		v, spacing time.Duration
+		at         time.Duration
+		want       time.Duration
+	}
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"a dip is held", []step{
+			{400 * time.Microsecond, 70 * time.Microsecond, time.Second, 400 * time.Microsecond},
+			{60 * time.Microsecond, 50 * time.Microsecond, 2 * time.Second, 393 * time.Microsecond},
+		}},
+		{"let go over a window", []step{
+			{400 * time.Microsecond, 70 * time.Microsecond, time.Second, 400 * time.Microsecond},
+			{0, 50 * time.Microsecond, 31 * time.Second, 200 * time.Microsecond},
+			{0, 50 * time.Microsecond, 61 * time.Second, 100 * time.Microsecond},
+		}},
+		{"a rise is taken at once", []step{
+			{100 * time.Microsecond, 10 * time.Microsecond, time.Second, 100 * time.Microsecond},
+			{500 * time.Microsecond, 10 * time.Microsecond, 2 * time.Second, 500 * time.Microsecond},
+		}},
+		{"not soft: not held", []step{
+			{90 * time.Microsecond, 60 * time.Microsecond, time.Second, 90 * time.Microsecond},
+			{0, 60 * time.Microsecond, 2 * time.Second, 0},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var h heldSoft
+			for i, s := range tt.steps {
+				got := time.Duration(h.hold(int64(s.v), int64(s.spacing), int64(s.at), window))
+				if d := got - s.want; d < -time.Microsecond || d > time.Microsecond {
+					t.Errorf("step %d: %v, want %v", i, got, s.want)
+				}
+			}
+		})
+	}
+}

@@ -217,6 +217,8 @@ type Estimator struct {
 	doubt        doubt // a one-sided fall that may be the clock (doubt.go)
 	lastPathAt   int64
 	spU, spW     int64 // spacing of the lowest samples at the last bound
+	// The soft floors' excess, held (bound.go).
+	heldSoftU, heldSoftW heldSoft
 
 	// The stall gate: samples far above the round-trip floor.
 	rttFloor int64
