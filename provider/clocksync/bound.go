@@ -35,9 +35,12 @@ func (e *Estimator) statBound() int64 {
 	mu, softU := e.floorScales(e.ud)
 	mw, softW := e.floorScales(e.wd)
 	e.spU, e.spW = max(0, mu), max(0, mw)
-	now := e.t[e.at(e.n-1)]
-	softU = e.heldSoftU.hold(softU, mu, now, int64(e.cfg.Window))
-	softW = e.heldSoftW.hold(softW, mw, now, int64(e.cfg.Window))
+	// Held over the time the window's samples cover: in the first window
+	// after a start or a restart the early estimates, from few samples,
+	// must not outlast the samples they came from.
+	now, held := e.t[e.at(e.n-1)], max(1, min(int64(e.cfg.Window), e.span()))
+	softU = e.heldSoftU.hold(softU, mu, now, held)
+	softW = e.heldSoftW.hold(softW, mw, now, held)
 	b := 2.65 * float64(max(mu, softU)+max(mw, softW))
 	span := float64(e.span())
 	b += 3 * e.boundSE() * span / 2
@@ -52,7 +55,8 @@ func (e *Estimator) statBound() int64 {
 // is the path's and changes far more slowly: each direction keeps the
 // largest of its recent estimates that were clearly soft (over twice the
 // spacing, which covers a finite density's floor by itself), let go
-// exponentially over a window.
+// exponentially over the window (over the span of its samples while it
+// fills).
 type heldSoft struct {
 	v, at int64 // the held excess, and when it was last updated
 }
