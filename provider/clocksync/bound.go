@@ -35,10 +35,12 @@ func (e *Estimator) statBound() int64 {
 	mu, softU := e.floorScales(e.ud)
 	mw, softW := e.floorScales(e.wd)
 	e.spU, e.spW = max(0, mu), max(0, mw)
-	// Held over the time the window's samples cover: in the first window
-	// after a start or a restart the early estimates, from few samples,
-	// must not outlast the samples they came from.
-	now, held := e.t[e.at(e.n-1)], max(1, min(int64(e.cfg.Window), e.span()))
+	// In the first window after a start the early estimates, from few
+	// samples, must not outlast the samples they came from; after a
+	// restart the path and its jitter are the same, and what the full
+	// window before it held still holds.
+	now := e.t[e.at(e.n-1)]
+	held := max(1, min(int64(e.cfg.Window), now-e.freshAt))
 	softU = e.heldSoftU.hold(softU, mu, now, held)
 	softW = e.heldSoftW.hold(softW, mw, now, held)
 	b := 2.65 * float64(max(mu, softU)+max(mw, softW))
