@@ -57,8 +57,8 @@ func (e *Estimator) statBound() int64 {
 // is the path's and changes far more slowly: each direction keeps the
 // largest of its recent estimates that were clearly soft (over twice the
 // spacing, which covers a finite density's floor by itself), let go
-// exponentially over the window (over the span of its samples while it
-// fills).
+// exponentially over the window (in the first window after a start, over
+// the time since it).
 type heldSoft struct {
 	v, at int64 // the held excess, and when it was last updated
 }
@@ -169,8 +169,8 @@ func (e *Estimator) driftTilt() int64 {
 // lowest's excess. β is read continuously between 1 and 3: a ratio this
 // noisy, from 16 values, that crosses a threshold between classes made the
 // bound jump by a factor of three from one sample to the next (random:1767
-// on a 5G uplink: 0.78ms of error under a bound flipping between 1.6 and
-// 0.5ms). On a finite density (β ≤ 1) it returns 0: the spacing covers it.
+// on a 5G uplink: 0.78ms of error under a bound flipping between 1.7 and
+// 0.7ms). On a finite density (β ≤ 1) it returns 0: the spacing covers it.
 func softExcess(low [16]int64) int64 {
 	const k = len(low)
 	lo, mid, hi := low[0], low[k/2-1], low[k-1]
