@@ -49,6 +49,12 @@ type doubt struct {
 	preOK        bool
 }
 
+// floorPrec is how closely two floors' move is known: twice their
+// spacings, and the timestamps' resolution.
+func (e *Estimator) floorPrec() int64 {
+	return 2*(e.spU+e.spW) + int64(50*time.Microsecond)
+}
+
 // doubtNoise scales the noise of the other side's minimum over k samples,
 // n/k spacings above its floor, that a rise must exceed to prove the clock.
 const doubtNoise = 6
@@ -57,7 +63,7 @@ const doubtNoise = 6
 func (e *Estimator) suspect(fellU bool, size, tol, now int64) {
 	if e.doubt.on {
 		if e.doubt.fellU == fellU && (now-e.doubt.at < recentWindow || 4*size <= e.doubt.size) && e.doubt.parts < 8 &&
-			max(e.doubt.size, size) > max(2*(2*(e.spU+e.spW)+int64(50*time.Microsecond)), int64(time.Millisecond)) {
+			max(e.doubt.size, size) > max(2*e.floorPrec(), int64(time.Millisecond)) {
 			// The same floor falling further, moments later: one fall
 			// seen in parts (a queue on that side drained meanwhile);
 			// or by a fraction of the fall, however much later: the new
@@ -148,7 +154,7 @@ func (e *Estimator) levelBefore(d *doubt, thr, floor int64) {
 	}
 	// Each half's minimum sits up to its noise above the level.
 	noise := doubtNoise * int64(max(1, 2*e.n/kp)) * sp
-	prec := 2*(e.spU+e.spW) + int64(50*time.Microsecond)
+	prec := e.floorPrec()
 	level := min(older, newer)
 	if abs64(older-newer) > prec+noise || level-floor <= prec+noise {
 		return
@@ -190,7 +196,7 @@ func (e *Estimator) weighDoubt() Event {
 	// within both floors' precision, and its minimum over k samples sits
 	// up to the noise above that. Less, or more beyond the noise, is the
 	// path (a handover moves each floor by itself).
-	prec := 2*(e.spU+e.spW) + int64(50*time.Microsecond)
+	prec := e.floorPrec()
 	noise := doubtNoise * int64(max(1, e.n/k)) * sp
 	if rise < d.size-prec {
 		if rise < d.size/2 || k >= recentMin {
