@@ -41,6 +41,8 @@ func TestReplayedScenarios(t *testing.T) {
 		{1767, 1, 0, 0, "on a 5G uplink the soft floor's excess swung between 70 and 790µs as single low values came and went, and the bound with it from 1.7 to 0.7ms under 0.78ms of error (96.1%)"},
 		{1262, 3, 0, 0, "as random:1767 (96.9%)"},
 		{780, 5, 1, 0, "a 16s server slew on a jitter-free downlink: as the samples from before it left the window, the offset went back to where it was before (3.6ms, 12.3%)"},
+		{188, 1, 0, time.Second, "pinged at 1 Hz, a 55s client slew: its acquisition, 256 samples, lasted past its end; then the uplink's floor fell 0.38ms a sample, each third sample taken for a path change, while the downlink's rise was looked at every 50 samples, 50s (19.5ms, 91.5%)"},
+		{320, 3, 0, time.Second, "pinged at 1 Hz, the first acquisition's 64 samples lasted into an uplink bloat, whose floor it took (93.5ms, 62.7%)"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("random:%d/seed%d", tt.scenario, tt.seed), func(t *testing.T) {

@@ -190,9 +190,12 @@ type Estimator struct {
 	mildU, mildW   int // and by more than half of it (a slew's first look)
 	// The drift history was moved onto the risen floor in this run.
 	shiftedU, shiftedW bool
-	riseAtU            int64
-	riseAtW            int64
-	sinceFit           int
+	// How long the run had lasted when a look at it was last due (0:
+	// never).
+	lookU, lookW int64
+	riseAtU      int64
+	riseAtW      int64
+	sinceFit     int
 
 	est   provider.Estimate
 	stats Stats
@@ -203,7 +206,8 @@ type Estimator struct {
 	refSet    bool
 	acquiring int   // samples left to converge freely on
 	acqFrom   int64 // client send time the current acquisition began
-	acqSeen   int   // acquiring after the previous sample
+	acqLen    int   // the samples it began with
+	acqNew    bool  // one began, and its first sample is still to come
 	slewing   bool  // the acquisition follows a clock shift
 	asymErr   int64 // bound on asym's error from inferred path changes
 	known     [numKnown]pathRef
@@ -413,7 +417,7 @@ func (e *Estimator) add(tc, u, w int64) {
 		e.firstAcq = true
 		e.olderDirty = true
 		if !e.refSet {
-			e.acquiring = acquireSamples
+			e.acquire(acquireSamples)
 		}
 	}
 	e.expire(tc)
@@ -431,13 +435,20 @@ func (e *Estimator) add(tc, u, w int64) {
 	// closed (at 50 Hz mobile-4g's floors, still settling 1.3s in, were
 	// taken for a path change: 1ms of error all run).
 	sent := tc - (u+w)/2
-	if e.acquiring > e.acqSeen {
-		e.acqFrom = sent // one began since the last sample (a restart)
+	if e.acqNew {
+		e.acqFrom, e.acqLen, e.acqNew = sent, e.acquiring, false // one began since the last sample (a restart)
 	}
 	if e.acquiring > 1 || e.acquiring == 1 && sent-e.acqFrom >= acquireMin {
 		e.acquiring--
 	}
-	counted := e.acquiring
+	// Nor longer than its samples take at that rate: at 1 Hz a start's
+	// 64 took a minute and a slew's 256 over four, blind all along to
+	// path changes and to the slew's end (random:320: the first
+	// acquisition ran into an uplink bloat and took its floor, 93ms of
+	// error; random:188: 19ms after a slew's end).
+	if e.acquiring > 0 && sent-e.acqFrom >= max(acquireMin, int64(e.acqLen)*int64(ratedPeriod)) {
+		e.acquiring = 0
+	}
 	e.slewing = e.slewing && e.acquiring > 0
 
 	if ev := e.detectSteps(); ev != EventNone {
@@ -463,10 +474,9 @@ func (e *Estimator) add(tc, u, w int64) {
 		}
 	}
 	e.update(tc)
-	if e.acquiring > counted {
-		e.acqFrom = sent // one began with this sample (a jump, a shift)
+	if e.acqNew {
+		e.acqFrom, e.acqLen, e.acqNew = sent, e.acquiring, false // one began with this sample (a jump, a shift)
 	}
-	e.acqSeen = e.acquiring
 }
 
 // Stall gate parameters: a sample whose round trip is more than
@@ -509,11 +519,19 @@ func (e *Estimator) startAfresh() {
 	e.binN, e.binsDone, e.cur = 0, 0, bin{}
 	e.memOK = false
 	e.gatedRun, e.heldN = 0, 0
-	e.acquiring = acquireSamples
+	e.acquire(acquireSamples)
 	e.markRestart()
 	e.forgetPaths()
 	e.doubt.on = false
 	e.youngErr, e.wanU, e.wanW, e.slowU, e.slowW = 0, 0, 0, 0, 0
+}
+
+// acquire begins an acquisition of n samples: its clock (acquireMin, and
+// the time its samples take at ratedPeriod) starts at the sample that
+// begins it, or at the next one if none is being added, even while
+// another is under way.
+func (e *Estimator) acquire(n int) {
+	e.acquiring, e.acqNew = n, true
 }
 
 // update recomputes the Estimate after a sample at client time now.

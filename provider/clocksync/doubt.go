@@ -275,7 +275,8 @@ func (e *Estimator) doubtWasClock(k int, aErr int64) {
 	e.restart(k)
 	e.forgetPaths()
 	e.addAsymErr(aErr)
-	e.acquiring, e.firstAcq = acquireSamples, false
+	e.acquire(acquireSamples)
+	e.firstAcq = false
 	e.stats.Jumps++
 }
 

@@ -59,6 +59,10 @@ const (
 	// acquireMin is the least client time an acquisition lasts (64
 	// samples take 5.6s at 10 Hz after the transport's connect burst).
 	acquireMin = int64(5 * time.Second)
+	// ratedPeriod is the ping period the rules counted in samples were
+	// set at (10 Hz): an acquisition lasts no longer than its samples
+	// take at it.
+	ratedPeriod = 100 * time.Millisecond
 )
 
 // floorsAt returns a reference's floors detrended at the current drift.

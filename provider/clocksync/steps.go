@@ -66,24 +66,36 @@ func (e *Estimator) detectSteps() Event {
 	e.belowW = e.sinceDiscontinuity(e.wd, fw, e.belowW)
 	dropped := e.belowU >= jc || e.belowW >= jc
 	if e.aboveU == 0 {
-		e.shiftedU = false
+		e.shiftedU, e.lookU = false, 0
 	}
 	if e.aboveW == 0 {
-		e.shiftedW = false
+		e.shiftedW, e.lookW = false, 0
 	}
 	// A rise is looked at when it is first confirmed and then every
 	// riseHold while it lasts (a slew can take that long to show in the
-	// other floor).
-	look := func(n int) bool { return risen(n) && (n-rc)%(rc*5) == 0 }
+	// other floor): every 5·rc samples, riseHold at the 10 Hz the rules
+	// were set at, and at a slower rate at least every 2·riseHold. (At
+	// 1 Hz every 50 samples was every 50s: a slew's end, its falling floor
+	// taken for a path change each third sample, went unseen for a minute,
+	// the offset 19ms astray under a bound of 15.)
+	lasted := func(n int) int64 { return e.t[newest] - e.t[e.at(e.n-n)] }
+	look := func(n int, dueAt *int64) bool {
+		if !risen(n) || (n-rc)%(rc*5) != 0 && lasted(n)-*dueAt < 2*int64(riseHold) {
+			return false
+		}
+		*dueAt = lasted(n)
+		return true
+	}
+	lookU, lookW := look(e.aboveU, &e.lookU), look(e.aboveW, &e.lookW)
 	// A slew shows as both floors moving apart long before a one-way rise
 	// has lasted riseHold: look for it every rc samples from half that on.
 	// (On a milder rise: the floor need not have risen past the jitter.)
 	early := func(n int) bool {
 		return !risen(n) && n >= rc && n%rc == 0 && e.t[newest]-e.t[e.at(e.n-n)] >= int64(riseHold/2)
 	}
-	strictLook := !dropped && !look(e.aboveU) && !look(e.aboveW) && (early(e.aboveU) || early(e.aboveW))
-	earlyLook := !dropped && !look(e.aboveU) && !look(e.aboveW) && !strictLook && (early(e.mildU) || early(e.mildW)) && !e.recentGap()
-	if !dropped && !look(e.aboveU) && !look(e.aboveW) && !strictLook && !earlyLook {
+	strictLook := !dropped && !lookU && !lookW && (early(e.aboveU) || early(e.aboveW))
+	earlyLook := !dropped && !lookU && !lookW && !strictLook && (early(e.mildU) || early(e.mildW)) && !e.recentGap()
+	if !dropped && !lookU && !lookW && !strictLook && !earlyLook {
 		return EventNone
 	}
 	if dropped {
@@ -147,7 +159,8 @@ func (e *Estimator) detectSteps() Event {
 				e.addAsymErr(pathErr)
 			}
 			e.forgetPaths()
-			e.acquiring, e.firstAcq = acquireSamples, false
+			e.acquire(acquireSamples)
+			e.firstAcq = false
 			e.stats.Jumps++
 			return EventClockJump
 		}
@@ -360,7 +373,8 @@ func (e *Estimator) rateShift(span int) {
 	// the reference afresh, and for longer than after a start, as a slew
 	// goes on for as long as it corrects and the drift tracker follows it
 	// bin by bin.
-	e.acquiring, e.firstAcq = 4*acquireSamples, false
+	e.acquire(4 * acquireSamples)
+	e.firstAcq = false
 	e.slewing = true
 	// The rate just changed: until the drift is fitted again on what
 	// followed, it is known no better than the prior says, and the bound

@@ -1,0 +1,53 @@
+package clocksync
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// TestSlowPingsAcquireNoLongerThanAtTenHz: the estimator's rules count
+// samples, and were set at 10 Hz. Pinged at 1 Hz, a start's or a jump's
+// acquisition of 64 samples took a minute, and a slew's 256 over four:
+// blind to path changes all along, and after a slew to its end. An
+// acquisition now lasts no longer than its samples take at 10 Hz.
+func TestSlowPingsAcquireNoLongerThanAtTenHz(t *testing.T) {
+	tests := []struct {
+		name  string
+		event time.Duration // when the acquisition starts (true time)
+		setup func(p *path)
+		want  time.Duration // it is over by then after the event
+	}{
+		{"start", 0, func(*path) {}, 10 * time.Second},
+		{"clock jump", 3 * time.Minute, func(p *path) { p.jumpAt, p.jumpBy = 3*time.Minute, 200*ms }, 10 * time.Second},
+		{"slew", 3 * time.Minute, func(p *path) { p.slewFrom, p.slewTo, p.slewPPM = 3*time.Minute, 5*time.Minute, 400 }, 90 * time.Second},
+	}
+	for _, tt := range tests {
+		for seed := uint64(1); seed <= 3; seed++ {
+			p := &path{rng: rand.New(rand.NewPCG(seed, 70)), offset: 2 * time.Second, driftPPM: 15,
+				up: 10 * ms, down: 10 * ms, jitUp: uniform(2 * ms), jitDn: uniform(2 * ms)}
+			tt.setup(p)
+			e := newEst(t)
+			var began, ended time.Duration = -1, -1
+			for at := time.Duration(0); at < 10*time.Minute && ended < 0; at += time.Second {
+				if err := e.Observe(p.exchange(at)); err != nil {
+					t.Fatal(err)
+				}
+				acq := e.State() == StateAcquire
+				switch {
+				case acq && began < 0 && at >= tt.event:
+					began = at
+				case !acq && began >= 0:
+					ended = at
+				}
+			}
+			if began < 0 || ended < 0 {
+				t.Errorf("%s, seed %d: acquisition began at %v, ended at %v; want one that ends (stats %+v)", tt.name, seed, began, ended, e.Stats())
+				continue
+			}
+			if d := ended - tt.event; d > tt.want {
+				t.Errorf("%s, seed %d: acquiring until %v after the event, want <= %v", tt.name, seed, d, tt.want)
+			}
+		}
+	}
+}
