@@ -207,6 +207,7 @@ type Estimator struct {
 	acquiring int   // samples left to converge freely on
 	acqFrom   int64 // client send time the current acquisition began
 	acqLen    int   // the samples it began with
+	acqGot    int   // and the samples it has had
 	acqNew    bool  // one began, and its first sample is still to come
 	slewing   bool  // the acquisition follows a clock shift
 	asymErr   int64 // bound on asym's error from inferred path changes
@@ -436,17 +437,20 @@ func (e *Estimator) add(tc, u, w int64) {
 	// taken for a path change: 1ms of error all run).
 	sent := tc - (u+w)/2
 	if e.acqNew {
-		e.acqFrom, e.acqLen, e.acqNew = sent, e.acquiring, false // one began since the last sample (a restart)
+		e.acqFrom, e.acqLen, e.acqGot, e.acqNew = sent, e.acquiring, 0, false // one began since the last sample (a restart)
 	}
+	e.acqGot++
 	if e.acquiring > 1 || e.acquiring == 1 && sent-e.acqFrom >= acquireMin {
 		e.acquiring--
 	}
-	// Nor longer than its samples take at that rate: at 1 Hz a start's
-	// 64 took a minute and a slew's 256 over four, blind all along to
-	// path changes and to the slew's end (random:320: the first
-	// acquisition ran into an uplink bloat and took its floor, 93ms of
-	// error; random:188: 19ms after a slew's end).
-	if e.acquiring > 0 && sent-e.acqFrom >= max(acquireMin, int64(e.acqLen)*int64(ratedPeriod)) {
+	// Nor, when pings come at under half that rate, longer than its
+	// samples take at it: at 1 Hz a start's 64 took a minute and a slew's
+	// 256 over four, blind all along to path changes and to the slew's
+	// end (random:320: the first acquisition ran into an uplink bloat and
+	// took its floor, 93ms of error; random:188: 19ms after a slew's
+	// end). (Pings lost at 10 Hz do not cut it short: its rules want the
+	// samples.)
+	if e.acquiring > 0 && 2*e.acqGot < e.acqLen && sent-e.acqFrom >= max(acquireMin, int64(e.acqLen)*int64(ratedPeriod)) {
 		e.acquiring = 0
 	}
 	e.slewing = e.slewing && e.acquiring > 0
@@ -475,7 +479,7 @@ func (e *Estimator) add(tc, u, w int64) {
 	}
 	e.update(tc)
 	if e.acqNew {
-		e.acqFrom, e.acqLen, e.acqNew = sent, e.acquiring, false // one began with this sample (a jump, a shift)
+		e.acqFrom, e.acqLen, e.acqGot, e.acqNew = sent, e.acquiring, 1, false // one began with this sample (a jump, a shift)
 	}
 }
 

@@ -60,8 +60,8 @@ const (
 	// samples take 5.6s at 10 Hz after the transport's connect burst).
 	acquireMin = int64(5 * time.Second)
 	// ratedPeriod is the ping period the rules counted in samples were
-	// set at (10 Hz): an acquisition lasts no longer than its samples
-	// take at it.
+	// set at (10 Hz): at under half that rate, an acquisition lasts no
+	// longer than its samples take at it.
 	ratedPeriod = 100 * time.Millisecond
 )
 
