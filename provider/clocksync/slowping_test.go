@@ -51,3 +51,32 @@ func TestSlowPingsAcquireNoLongerThanAtTenHz(t *testing.T) {
 		}
 	}
 }
+
+// TestLostPingsDoNotCutAnAcquisitionShort: at 10 Hz with a third of the
+// pings lost, 64 samples take over 9 s; the acquisition keeps them all
+// (its rules want the samples), where one cut at the 6.4 s they take at
+// 10 Hz ended on 40-45.
+func TestLostPingsDoNotCutAnAcquisitionShort(t *testing.T) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		p := &path{rng: rand.New(rand.NewPCG(seed, 71)), offset: -time.Second, driftPPM: -30,
+			up: 20 * ms, down: 20 * ms, jitUp: exponential(2 * ms), jitDn: exponential(2 * ms)}
+		loss := rand.New(rand.NewPCG(seed, 72))
+		e := newEst(t)
+		got := 0
+		for at := time.Duration(0); at < time.Minute; at += 100 * ms {
+			if loss.Float64() < 1.0/3 {
+				continue
+			}
+			if err := e.Observe(p.exchange(at)); err != nil {
+				t.Fatal(err)
+			}
+			got++
+			if e.State() != StateAcquire {
+				break
+			}
+		}
+		if got < acquireSamples {
+			t.Errorf("seed %d: the acquisition ended on sample %d, want %d", seed, got, acquireSamples)
+		}
+	}
+}
