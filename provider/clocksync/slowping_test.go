@@ -80,3 +80,25 @@ func TestLostPingsDoNotCutAnAcquisitionShort(t *testing.T) {
 		}
 	}
 }
+
+// TestSlowPingsSeeASoftFloor: the soft floor's excess (softExcess) was read
+// only off a window of 64 samples or more, which at 1 Hz a 60 s window
+// never holds: on a floor whose density thins out toward it (two uniform
+// jitters added), the bound never took it. It is read off 32 once the
+// window spans nearly all of Window.
+func TestSlowPingsSeeASoftFloor(t *testing.T) {
+	tri := func(w time.Duration) func(*rand.Rand) time.Duration {
+		return func(r *rand.Rand) time.Duration { return time.Duration(r.Int64N(int64(w)) + r.Int64N(int64(w))) }
+	}
+	for _, interval := range []time.Duration{time.Second, 100 * ms} {
+		for seed := uint64(1); seed <= 3; seed++ {
+			p := &path{rng: rand.New(rand.NewPCG(seed, 73)), offset: time.Second, driftPPM: 20,
+				up: 5 * ms, down: 5 * ms, jitUp: tri(4 * ms), jitDn: tri(4 * ms)}
+			e := newEst(t)
+			run(t, e, p, 0, 3*time.Minute, interval, 0)
+			if e.heldSoftU.v == 0 && e.heldSoftW.v == 0 {
+				t.Errorf("pinged every %v, seed %d: no soft floor seen on either side", interval, seed)
+			}
+		}
+	}
+}
