@@ -42,6 +42,7 @@ func TestReplayedScenarios(t *testing.T) {
 		{1262, 3, 0, 0, "as random:1767 (96.9%)"},
 		{780, 5, 1, 0, "a 16s server slew on a jitter-free downlink: as the samples from before it left the window, the offset went back to where it was before (3.6ms, 12.3%)"},
 		{188, 1, 0, time.Second, "pinged at 1 Hz, a 55s client slew: its acquisition, 256 samples, lasted past its end; then the uplink's floor fell 0.38ms a sample, each third sample taken for a path change, while the downlink's rise was looked at every 50 samples, 50s (19.5ms, 91.5%)"},
+		{3813, 2, 0, 0, "the uplink's floor ramped 1.85ms down during a client slew, and the shift took part of it for the clock; the round trip got shorter than any before, but the floors' round trip hid it in the unknown drift's tolerance (0.95ms under 0.87ms for 6 minutes, 67.3%)"},
 		{320, 3, 0, time.Second, "pinged at 1 Hz, the first acquisition's 64 samples lasted into an uplink bloat, whose floor it took (93.5ms, 62.7%)"},
 	}
 	for _, tt := range tests {

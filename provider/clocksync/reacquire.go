@@ -1,5 +1,7 @@
 package clocksync
 
+import "math"
+
 // A restart of the window (a clock jump, a rate change, a silence) takes
 // the floors afresh with A unchanged: the path is assumed the same. The
 // round trip says whether it was: it does not depend on the clocks, so a
@@ -25,6 +27,9 @@ type reacquisition struct {
 	awayNow bool
 	// A's error from a jump the path could have made (a handover).
 	pathErr int64
+	// The shortest round trip of a sample in the window before, and of
+	// one since: u + w, which neither the clock's rate nor a step moves.
+	rttMin, rttSince int64
 	// The acquisition is over and A took its error; the floors' excess
 	// still counts until the window has refilled.
 	ended bool
@@ -44,7 +49,30 @@ func (e *Estimator) markRestart() {
 	// may count the very samples that moved the clock (held out below a
 	// floor, they are still in the window) and be that move's size.
 	e.reacq = reacquisition{on: true, rtt: e.rttFloor, n: e.n, spU: min(e.spU, e.ref.spU), spW: min(e.spW, e.ref.spW),
-		asym: e.asym, asymErr: e.asymErr}
+		asym: e.asym, asymErr: e.asymErr, rttMin: math.MaxInt64, rttSince: math.MaxInt64}
+	for k := 0; k < e.n; k++ {
+		i := e.at(k)
+		e.reacq.rttMin = min(e.reacq.rttMin, e.u[i]+e.w[i])
+	}
+}
+
+// shorterSinceRestart returns how far a sample's round trip since the
+// restart fell below every one in the window before it, past the floors'
+// precision: fewer samples only raise the shortest, and no clock moves
+// u + w, so the path changed. The floors' round trip (rtt, the sum of
+// two floors each detrended by a drift that a rate change leaves unknown)
+// can hide it in the drift's tolerance: random:3813, a one-way floor
+// ramping 1.85ms down during a slew, taken for the slew's rate and half
+// of it kept as error (0.95ms under a bound of 0.87 for 6 minutes).
+func (r *reacquisition) shorterSinceRestart() int64 {
+	if r.rttMin == math.MaxInt64 || r.rttSince == math.MaxInt64 {
+		return 0
+	}
+	fall := r.rttMin - r.rttSince
+	if fall <= tolMin+4*(r.spU+r.spW) {
+		return 0
+	}
+	return fall
 }
 
 // pathMovedSinceRestart returns what the bound carries, as it does A's
@@ -71,6 +99,9 @@ func (e *Estimator) pathMovedSinceRestart(rtt, tolU, tolW int64, changed bool) i
 	if changed && r.away && abs64(rtt-r.rtt) <= tight && e.asym != r.asym {
 		e.takeAsym(r.asym, r.asymErr)
 	}
+	i := e.at(e.n - 1)
+	r.rttSince = min(r.rttSince, e.u[i]+e.w[i])
+	shorter := r.shorterSinceRestart()
 	scale := int64(max(1, r.n/max(1, e.n)))
 	slack := tolU + tolW + 4*scale*(r.spU+r.spW)
 	d := abs64(rtt - r.rtt)
@@ -83,6 +114,7 @@ func (e *Estimator) pathMovedSinceRestart(rtt, tolU, tolW int64, changed bool) i
 	if d <= slack {
 		d = 0
 	}
+	d = max(d, shorter)
 	wasAway := r.awayNow
 	r.awayNow = d > 0
 	if e.acquiring == 0 && !r.ended {
@@ -105,7 +137,7 @@ func (e *Estimator) pathMovedSinceRestart(rtt, tolU, tolW int64, changed bool) i
 			// spacings, while a handover on soft 5G floors moved it by
 			// 1.5ms against a precision of 1.8ms, and dropping the
 			// path's reading then left 7ms of error under 6ms.)
-			if 2*abs64(rtt-r.rtt) > tight {
+			if 2*abs64(rtt-r.rtt) > tight || shorter > 0 {
 				e.addAsymErr(r.pathErr)
 			}
 			r.on = false
