@@ -9,8 +9,9 @@ import (
 // TestSlowPingsAcquireNoLongerThanAtTenHz: the estimator's rules count
 // samples, and were set at 10 Hz. Pinged at 1 Hz, a start's or a jump's
 // acquisition of 64 samples took a minute, and a slew's 256 over four:
-// blind to path changes all along, and after a slew to its end. An
-// acquisition now lasts no longer than its samples take at 10 Hz.
+// blind to path changes all along, and after a slew to its end. When
+// pings come at under half of 10 Hz, an acquisition now lasts no longer
+// than its samples take at 10 Hz.
 func TestSlowPingsAcquireNoLongerThanAtTenHz(t *testing.T) {
 	tests := []struct {
 		name  string

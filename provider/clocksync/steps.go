@@ -91,7 +91,7 @@ func (e *Estimator) detectSteps() Event {
 	// has lasted riseHold: look for it every rc samples from half that on.
 	// (On a milder rise: the floor need not have risen past the jitter.)
 	early := func(n int) bool {
-		return !risen(n) && n >= rc && n%rc == 0 && e.t[newest]-e.t[e.at(e.n-n)] >= int64(riseHold/2)
+		return !risen(n) && n >= rc && n%rc == 0 && lasted(n) >= int64(riseHold/2)
 	}
 	strictLook := !dropped && !lookU && !lookW && (early(e.aboveU) || early(e.aboveW))
 	earlyLook := !dropped && !lookU && !lookW && !strictLook && (early(e.mildU) || early(e.mildW)) && !e.recentGap()
