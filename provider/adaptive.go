@@ -175,8 +175,15 @@ func (s InterpSource) String() string {
 // counts within seconds; until the window's median moves, the tail holds
 // the step too, and it counts twice), and by the needs' rise while they ramp (the median of each of
 // the last three runs of 128 frames above the one before: a queue filling
-// faster than the buffer moves), plus 0.5ms. Frames in a silence longer
-// than 250ms (an outage) are left out: no delay worth having covers one.
+// faster than the buffer moves), plus 0.5ms. Where the needs' level
+// wanders (a queue filling and draining over seconds), the delay follows
+// it instead while that is cheaper: the median of the last 16 frames'
+// needs, taken again every frame, plus the 1 − 0.3×(1 − Target) quantile
+// (estimated the same way) of the needs' residuals from that median 16
+// frames before them, plus 0.5ms; it is used while, with the median's
+// mean over the window, it comes under the window's quantile. Frames in a
+// silence longer than 250ms (an outage) are left out: no delay worth
+// having covers one.
 //
 // The lead's correction absorbs what pings cannot see (a game loop sending an input up to a
 // frame after its tick began, its stalls, inputs queued behind other
@@ -206,8 +213,9 @@ func (s InterpSource) String() string {
 // whatever the network, and the aim needs to sit below 1 − Target only by
 // what the late fraction of a session wanders around it.
 //
-// It keeps 2×Window durations per direction and 2×InterpWindow for the
-// interpolation needs (96 KiB by default), and never allocates after
+// It keeps 2×Window durations per direction and 4×InterpWindow durations
+// and InterpWindow flags for the interpolation needs (164 KiB by default
+// in all), and never allocates after
 // NewAdaptive. It is not safe for concurrent use on its own; a Steered
 // provider serializes its calls, so give each one its own.
 type Adaptive struct {
@@ -336,8 +344,14 @@ func (a *Adaptive) ObserveInterpFrame(f InterpFrame, e Estimate) {
 		return
 	}
 	a.silentRun++
-	a.needs.add(f.Need)
-	if a.needs.n < minInterpNeeds || (a.interp == InterpFromNeeds && a.needs.since < solveEvery) {
+	a.needs.add(f.Need, f.MaxMove)
+	if a.needs.n < minInterpNeeds {
+		return
+	}
+	if a.interp == InterpFromNeeds && a.needs.since < solveEvery {
+		if d, ok := a.needs.follow(); ok {
+			a.interpDelay = d
+		}
 		return
 	}
 	a.interpDelay, a.interp = a.needs.delay(interpAim*(1-a.cfg.Target), interval), InterpFromNeeds

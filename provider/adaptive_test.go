@@ -371,6 +371,53 @@ func TestBufferChangeNeverResets(t *testing.T) {
 	}
 }
 
+// A buffer's move is fed forward: the timelines move with their targets
+// instead of lagging them by the move's rate times SlewTime (25ms at the
+// default 2.5% and 1s), and the time scale stays within
+// MaxScaleDeviation.
+func TestBufferMovesAreFedForward(t *testing.T) {
+	tests := []struct {
+		name           string
+		server, client time.Duration // the policy's buffers after the change
+		dt             time.Duration
+		maxDeviation   float64
+	}{
+		{"lead +200ms", 200 * ms, 0, time.Second / 60, 0},
+		{"delay +200ms", 0, 200 * ms, time.Second / 60, 0},
+		{"both, 144 Hz frames", 200 * ms, 200 * ms, time.Second / 144, 0},
+		{"both, 10 Hz frames", 200 * ms, 200 * ms, 100 * ms, 0},
+		{"deviation 0.01", 50 * ms, 50 * ms, time.Second / 60, 0.01},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pol := &stepPolicy{}
+			c, clk := newTestClient(t, SteeredConfig{Buffers: pol, MaxScaleDeviation: tc.maxDeviation})
+			dev := c.cfg.MaxScaleDeviation
+			c.SetEstimate(est(clk.now, 3*time.Second, 0))
+			p, s := nettime.New(rate, 0), nettime.New(rate, 0)
+			c.InitializeClient(&p, &s)
+			pol.server, pol.client = tc.server, tc.client
+			var worst time.Duration
+			for clk.now < 60*time.Second {
+				if clk.now > 30*time.Second {
+					pol.server, pol.client = 0, 0 // and back
+				}
+				r := step(t, c, clk, &p, &s, tc.dt)
+				worst = max(worst, abs(r.errP), abs(r.errS))
+				for _, sc := range []float64{r.scaleP, r.scaleS} {
+					if sc < 1-dev-1e-9 || sc > 1+dev+1e-9 {
+						t.Fatalf("scale %v at %v, want within 1 ± %v", sc, clk.now, dev)
+					}
+				}
+			}
+			// Frames truncate each move to whole nanoseconds.
+			if limit := c.cfg.CorrectionTolerance + time.Microsecond; worst > limit {
+				t.Errorf("timelines lagged their targets by up to %v during the moves, want within %v", worst, limit)
+			}
+		})
+	}
+}
+
 // A client clock step: until the estimate follows it, a sample's delays
 // read through the old offset are off by the step (one of them below
 // zero) and are skipped; once the estimate steps, the delays seen before

@@ -160,9 +160,10 @@ func (c SteeredConfig) resolve() (SteeredConfig, error) {
 // ServerBuffer and ClientBuffer come from the BufferPolicy (SteeredConfig.
 // Buffers). A change of them is never a reset: the buffers in use move
 // toward the policy's at most at MaxScaleDeviation/2 of the elapsed time
-// (2.5% by default: 25ms a second), half of what the correction may use,
-// and slower if SlewTime is long, so that the error a buffer change adds
-// stays below HardResetThreshold/2, however large the change. Only
+// (2.5% by default: 25ms a second), and the timelines move with them (the
+// move is fed forward rather than left to the correction, which would lag
+// it by the rate times SlewTime), so a buffer change adds no error however
+// large it is; the correction has the rest of MaxScaleDeviation. Only
 // InitializeClient takes the policy's buffers at once.
 type Steered struct {
 	cfg SteeredConfig
@@ -298,10 +299,11 @@ func (c *Steered) ObserveSnapshot(stamp nettime.Time) {
 // observeNeed hands the policy the need of the frame that ended at clock
 // reading now, and starts the next frame with every snapshot received so
 // far. Called with c.mu held, before c.last moves to now.
-func (c *Steered) observeNeed() {
+func (c *Steered) observeNeed(now time.Duration) {
 	sn := &c.snaps
 	if o, ok := c.cfg.Buffers.(InterpObserver); ok && sn.frameHas && c.est.Valid && c.haveLast {
-		o.ObserveInterpFrame(InterpFrame{Need: c.est.ServerTime(c.last) - sn.frame, Silence: c.last - sn.frameRecv}, c.est)
+		o.ObserveInterpFrame(InterpFrame{Need: c.est.ServerTime(c.last) - sn.frame, Silence: c.last - sn.frameRecv,
+			MaxMove: time.Duration(c.bufferRate() * float64(max(0, now-c.last)))}, c.est)
 	}
 	if sn.have {
 		sn.frame, sn.frameHas, sn.frameRecv = sn.newest, true, sn.recv
@@ -355,12 +357,9 @@ func (c *Steered) moveBuffers(rate uint32, dt time.Duration) {
 }
 
 // bufferRate is how fast the buffers in use may move, as a fraction of the
-// elapsed time: half of what the correction may use, and slow enough that
-// the correction's lag behind the moving target (rate × SlewTime) stays
-// within half of HardResetThreshold.
-func (c *Steered) bufferRate() float64 {
-	return min(c.cfg.MaxScaleDeviation/2, float64(c.cfg.HardResetThreshold)/float64(2*c.cfg.SlewTime))
-}
+// elapsed time: half of MaxScaleDeviation, the other half left to the
+// correction.
+func (c *Steered) bufferRate() float64 { return c.cfg.MaxScaleDeviation / 2 }
 
 func toward(cur, target, step time.Duration) time.Duration {
 	if target > cur {
@@ -397,7 +396,7 @@ func (c *Steered) AdvanceTime(predicted, server *nettime.Time, dt time.Duration)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.cfg.Clock()
-	c.observeNeed()
+	c.observeNeed(now)
 	if c.haveLast {
 		dt = now - c.last
 	}
@@ -414,16 +413,21 @@ func (c *Steered) AdvanceTime(predicted, server *nettime.Time, dt time.Duration)
 		return true
 	}
 	rate := server.TickRate()
+	sb, cb := c.sb, c.cb
 	c.moveBuffers(rate, dt)
 	st.ServerBuffer, st.ClientBuffer = c.sb, c.cb
 	tp, ts := c.targets(now)
 
 	base := dt
+	var fp, fs time.Duration
 	if !c.cfg.HardResetOnly {
 		base += time.Duration(float64(dt) * c.est.DriftPPM / 1e6)
+		// A buffer's move is a known move of the target: fed forward,
+		// the timeline moves with it instead of lagging it by SlewTime.
+		fp, fs = c.sb-sb, cb-c.cb
 	}
-	p := predicted.Add(base)
-	s := server.Add(base)
+	p := predicted.Add(base + fp)
+	s := server.Add(base + fs)
 	ep := tp - p.Duration()
 	es := ts - s.Duration()
 	if abs(ep) > c.cfg.HardResetThreshold || abs(es) > c.cfg.HardResetThreshold {
@@ -436,12 +440,12 @@ func (c *Steered) AdvanceTime(predicted, server *nettime.Time, dt time.Duration)
 	}
 	var cp, cs time.Duration
 	if !c.cfg.HardResetOnly {
-		cp, cs = c.correction(ep, dt), c.correction(es, dt)
+		cp, cs = c.correction(ep, fp, dt), c.correction(es, fs, dt)
 		p, s = p.Add(cp), s.Add(cs)
 	}
 	if dt > 0 {
-		st.PredictedScale = float64(base+cp) / float64(dt)
-		st.ServerScale = float64(base+cs) / float64(dt)
+		st.PredictedScale = float64(base+fp+cp) / float64(dt)
+		st.ServerScale = float64(base+fs+cs) / float64(dt)
 	}
 	st.PredictedError, st.ServerError = ep-cp, es-cs
 	*predicted, *server = p, s
@@ -449,22 +453,23 @@ func (c *Steered) AdvanceTime(predicted, server *nettime.Time, dt time.Duration)
 }
 
 // correction returns how far to move a time whose error is e during a frame
-// of dt: proportional to the error beyond the dead band, at most
-// MaxScaleDeviation*dt, and never more than the error, so it cannot overshoot.
-func (c *Steered) correction(e, dt time.Duration) time.Duration {
+// of dt in which the buffer's move ff was fed forward: proportional to the
+// error beyond the dead band, never more than the error, so it cannot
+// overshoot, and with ff at most MaxScaleDeviation*dt either way.
+func (c *Steered) correction(e, ff, dt time.Duration) time.Duration {
 	mag := abs(e) - c.cfg.CorrectionTolerance
 	if mag <= 0 || dt == 0 {
 		return 0
 	}
 	frac := math.Min(1, float64(dt)/float64(c.cfg.SlewTime))
 	corr := time.Duration(float64(mag) * frac) // truncates toward zero
-	if limit := time.Duration(c.cfg.MaxScaleDeviation * float64(dt)); corr > limit {
-		corr = limit
-	}
 	if e < 0 {
-		return -corr
+		corr = -corr
 	}
-	return corr
+	// The feed-forward ff and the correction together stay within
+	// MaxScaleDeviation (ff alone is at most half of it).
+	limit := time.Duration(c.cfg.MaxScaleDeviation * float64(dt))
+	return max(-limit-ff, min(limit-ff, corr))
 }
 
 func abs(d time.Duration) time.Duration {

@@ -13,6 +13,8 @@ import (
 	"github.com/netclock/netclock/nettime"
 )
 
+// The window rule (needWindow.windowDelay); TestNeedWindowFollowsLevel
+// tests when delay takes the level rule instead.
 func TestNeedWindowDelay(t *testing.T) {
 	// At 60 snapshots a second, the share allowed is halved where the
 	// tail's scale (mean excess) is under 12.5ms (lightTail intervals),
@@ -61,9 +63,9 @@ func TestNeedWindowDelay(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newNeedWindow(1000)
 			for i := range 1000 {
-				w.add(tc.needs(i))
+				w.add(tc.needs(i), 0)
 			}
-			if diff := cmp.Diff(tc.want+interpMargin, w.delay(tc.starve, interval), nanos); diff != "" {
+			if diff := cmp.Diff(tc.want+interpMargin, windowRule(&w, tc.starve, interval), nanos); diff != "" {
 				t.Errorf("delay (-want +got):\n%s", diff)
 			}
 		})
@@ -81,9 +83,9 @@ func TestNeedWindowLowerAimCost(t *testing.T) {
 	for h := ms; h <= 400*ms; h += ms / 2 {
 		w := newNeedWindow(1000)
 		for i := range 1000 {
-			w.add(every(100, 20*ms+h, 20*ms)(i)) // scale: h/5 beyond the 95th percentile
+			w.add(every(100, 20*ms+h, 20*ms)(i), 0) // scale: h/5 beyond the 95th percentile
 		}
-		cost := w.tail(1000, 0.009, interval) - w.tail(1000, 0.009, 0)
+		cost := tailOf(&w, 1000, 0.009, interval) - tailOf(&w, 1000, 0.009, 0)
 		if cost < 0 || cost > bound+4 {
 			t.Errorf("tail of height %v: aiming lower cost %v, want within [0, %v]", h, cost, bound)
 		}
@@ -125,9 +127,9 @@ func TestNeedWindowTailWandersLess(t *testing.T) {
 		} else if lost > 0 || r.Float64() < 0.005 {
 			lost++
 		}
-		w.add(80*ms + time.Duration(r.Float64()*float64(20*ms)) + time.Duration(lost)*tick)
+		w.add(80*ms+time.Duration(r.Float64()*float64(20*ms))+time.Duration(lost)*tick, 0)
 		if (i+1)%size == 0 {
-			tails = append(tails, float64(w.tail(size, starve, 0))) // the estimate alone: no lowering
+			tails = append(tails, float64(tailOf(&w, size, starve, 0))) // the estimate alone: no lowering
 			quantiles = append(quantiles, float64(w.quantile(0, size, 1-starve)))
 		}
 	}
@@ -283,11 +285,13 @@ func TestSteeredHandsInterpFrames(t *testing.T) {
 	c.ObserveSnapshot(at(5990 * ms))  // for frame 4 on
 	advance(5040 * ms)                // frame 4: hands frame 3's
 	advance(5050 * ms)                // hands frame 4's
+	// Frames of 10ms: the buffers may move 2.5% of each (MaxMove).
+	const move = 250 * time.Microsecond
 	want := []InterpFrame{
-		{Need: 6010*ms - 5960*ms, Silence: 0},
-		{Need: 6020*ms - 5960*ms, Silence: 10 * ms},
-		{Need: 6030*ms - 5960*ms, Silence: 20 * ms},
-		{Need: 6040*ms - 5990*ms, Silence: 5 * ms},
+		{Need: 6010*ms - 5960*ms, Silence: 0, MaxMove: move},
+		{Need: 6020*ms - 5960*ms, Silence: 10 * ms, MaxMove: move},
+		{Need: 6030*ms - 5960*ms, Silence: 20 * ms, MaxMove: move},
+		{Need: 6040*ms - 5990*ms, Silence: 5 * ms, MaxMove: move},
 	}
 	if diff := cmp.Diff(want, pol.frames); diff != "" {
 		t.Errorf("frames (-want +got):\n%s", diff)
@@ -338,8 +342,186 @@ func TestSteeredIgnoresStampsFromTheFuture(t *testing.T) {
 	c.ObserveSnapshot(at(5960 * ms))
 	c.ObserveSnapshot(at(6010*ms + time.Hour))
 	advance(5020 * ms)
-	want := []InterpFrame{{Need: 6010*ms - 5960*ms}}
+	want := []InterpFrame{{Need: 6010*ms - 5960*ms, MaxMove: 250 * time.Microsecond}}
 	if diff := cmp.Diff(want, pol.frames); diff != "" {
 		t.Errorf("frames (-want +got):\n%s", diff)
+	}
+}
+
+// tailOf is needWindow.tail of the newest n needs.
+func tailOf(w *needWindow, n int, starve float64, interval time.Duration) time.Duration {
+	w.fill(w.ring, n)
+	return w.tail(n, starve, interval)
+}
+
+// windowRule is the window rule's delay (the rule delay takes unless the
+// level rule is evidently cheaper) over the whole window.
+func windowRule(w *needWindow, starve float64, interval time.Duration) time.Duration {
+	w.since = 0
+	w.fill(w.ring, w.n)
+	return w.windowDelay(w.tail(w.n, starve, interval)) + interpMargin
+}
+
+// frameMove is how far a Steered's buffers move in a frame at 60 frames a
+// second by default (MaxScaleDeviation/2 of it).
+const frameMove = time.Second / 60 * 25 / 1000
+
+// Where the needs' level wanders, delay follows it (the level rule) and
+// costs less than the window rule at no more starvation; where the level
+// is steady, delay is the window rule's. (The window rule would fail the
+// first case: it pays for the crests all the time.)
+func TestNeedWindowFollowsLevel(t *testing.T) {
+	const (
+		interval = time.Second / 60
+		size     = 4096
+		frames   = 3 * size
+		starve   = 0.009
+	)
+	jitter := func(seed uint64) func(int) time.Duration {
+		r := rand.New(rand.NewPCG(seed, 7))
+		return func(int) time.Duration { return time.Duration(r.ExpFloat64() * float64(2*ms)) }
+	}
+	tests := []struct {
+		name  string
+		level func(i int) time.Duration // the needs' level at frame i
+		// follows: delay takes the level rule at the end; saves: by at
+		// least this much mean delay over the frames from size on.
+		follows bool
+		saves   time.Duration
+	}{
+		// A queue filling and draining by ±40ms over 20 s: the window
+		// rule pays for the crests all the time.
+		{"a wandering level", func(i int) time.Duration {
+			return 60*ms + time.Duration(40*float64(ms)*math.Sin(2*math.Pi*float64(i)/1200))
+		}, true, 20 * ms},
+		{"a steady level", constant(60 * ms), false, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w, old := newNeedWindow(size), newNeedWindow(size)
+			j := jitter(1)
+			var d, dOld, sum, sumOld time.Duration
+			var starved, starvedOld, n int
+			for i := range frames {
+				need := tc.level(i) + j(i)
+				if i >= size {
+					n++
+					sum, sumOld = sum+d, sumOld+dOld
+					if need > d {
+						starved++
+					}
+					if need > dOld {
+						starvedOld++
+					}
+				}
+				w.add(need, frameMove)
+				old.add(need, frameMove)
+				// As Adaptive: the delay every solveEvery frames, the
+				// level followed every frame between.
+				if i >= minInterpNeeds && i%solveEvery == 0 {
+					d, dOld = w.delay(starve, interval), windowRule(&old, starve, interval)
+				} else if f, ok := w.follow(); ok {
+					d = f
+				}
+			}
+			mean, meanOld := sum/time.Duration(n), sumOld/time.Duration(n)
+			share, shareOld := float64(starved)/float64(n), float64(starvedOld)/float64(n)
+			t.Logf("delay: mean %v, starved %.2f%%; window rule: mean %v, starved %.2f%%", mean, 100*share, meanOld, 100*shareOld)
+			if w.level != tc.follows {
+				t.Errorf("follows the level: %v, want %v", w.level, tc.follows)
+			}
+			if !tc.follows && (mean != meanOld || starved != starvedOld) {
+				t.Errorf("delay differs from the window rule: mean %v, %d starved; want %v, %d", mean, starved, meanOld, starvedOld)
+			}
+			if tc.follows && (meanOld-mean < tc.saves || share > max(shareOld, starve)) {
+				t.Errorf("the level rule saved %v at %.2f%% starved, want at least %v at no more than %.2f%%",
+					meanOld-mean, 100*share, tc.saves, 100*max(shareOld, starve))
+			}
+		})
+	}
+}
+
+// BenchmarkAdaptiveInterpFrame is the cost of one frame's need with a
+// full window, the delay taken again every solveEvery frames included.
+func BenchmarkAdaptiveInterpFrame(b *testing.B) {
+	a, _ := NewAdaptive(AdaptiveConfig{})
+	r := rand.New(rand.NewPCG(1, 2))
+	for range DefaultInterpWindow {
+		a.ObserveInterpFrame(InterpFrame{Need: 50*ms + time.Duration(r.ExpFloat64()*float64(5*ms))}, Estimate{Valid: true})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		a.ObserveInterpFrame(InterpFrame{Need: 50*ms + time.Duration(r.ExpFloat64()*float64(5*ms))}, Estimate{Valid: true})
+	}
+}
+
+// Between delays, the level rule's delay moves with the level every
+// frame: a step up of the needs counts once it is most of the newest
+// levelRun frames, not at the next solve.
+func TestNeedWindowFollowsTheLevelEveryFrame(t *testing.T) {
+	const interval = time.Second / 60
+	w := newNeedWindow(4096)
+	level := func(i int) time.Duration {
+		return 60*ms + time.Duration(40*float64(ms)*math.Sin(2*math.Pi*float64(i)/1200))
+	}
+	r := rand.New(rand.NewPCG(3, 7))
+	const frames = 8192
+	var d time.Duration
+	for i := range frames {
+		w.add(level(i)+time.Duration(r.ExpFloat64()*float64(2*ms)), frameMove)
+		if i >= minInterpNeeds && (i+1)%solveEvery == 0 {
+			d = w.delay(0.009, interval)
+		}
+	}
+	if !w.level {
+		t.Fatal("the level rule is not in use after a wandering level")
+	}
+	if f, _ := w.follow(); f != d {
+		t.Fatalf("follow right after delay: %v, want %v", f, d)
+	}
+	now := level(frames)
+	for i := range levelRun/2 + 1 {
+		w.add(now+50*ms, frameMove)
+		f, ok := w.follow()
+		if !ok {
+			t.Fatalf("frame %d after the step: the level rule is no longer in use", i)
+		}
+		if i == levelRun/2 && f-d < 40*ms {
+			t.Errorf("%d frames into a 50ms step up: delay %v, %v above the last solve's; want at least 40ms", i+1, f, f-d)
+		}
+	}
+}
+
+// A level rule that starves in the shadow more than allowed (a step up
+// faster than the buffer may follow) is not followed again: the delay is
+// the window rule's from then on.
+func TestNeedWindowBarsALevelThatStarved(t *testing.T) {
+	const (
+		interval = time.Second / 60
+		starve   = 0.009
+	)
+	w, old := newNeedWindow(4096), newNeedWindow(4096)
+	r := rand.New(rand.NewPCG(5, 7))
+	var followed bool
+	for i := range 3 * 4096 {
+		need := 60*ms + time.Duration(40*float64(ms)*math.Sin(2*math.Pi*float64(i)/1200)) + time.Duration(r.ExpFloat64()*float64(2*ms))
+		if i >= 6000 && i < 6100 {
+			need += 200 * ms // 100 frames, 2.4% of the window
+		}
+		w.add(need, frameMove)
+		old.add(need, frameMove)
+		if i < minInterpNeeds || (i+1)%solveEvery != 0 {
+			continue
+		}
+		d, dOld := w.delay(starve, interval), windowRule(&old, starve, interval)
+		switch {
+		case i < 6000:
+			followed = followed || w.level
+		case i >= 6100 && (!w.barred || w.level || d != dOld):
+			t.Fatalf("frame %d, after the step: barred %v, follows %v, delay %v; want barred, the window rule's %v", i, w.barred, w.level, d, dOld)
+		}
+	}
+	if !followed {
+		t.Error("the level rule was not followed before the step")
 	}
 }
