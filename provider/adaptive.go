@@ -124,6 +124,10 @@ const (
 	InterpFromDelays InterpSource = iota
 	// InterpFromNeeds: the frames' interpolation needs (see Adaptive).
 	InterpFromNeeds
+	// InterpFromLevel: the frames' interpolation needs, their level
+	// followed every frame where it wanders (the level rule; see
+	// Adaptive).
+	InterpFromLevel
 )
 
 // String returns the source's name.
@@ -133,6 +137,8 @@ func (s InterpSource) String() string {
 		return "from-delays"
 	case InterpFromNeeds:
 		return "from-needs"
+	case InterpFromLevel:
+		return "from-level"
 	}
 	return fmt.Sprintf("InterpSource(%d)", int(s))
 }
@@ -358,7 +364,12 @@ func (a *Adaptive) ObserveInterpFrame(f InterpFrame, e Estimate) {
 }
 
 // Interp returns what ClientBuffer is sized from.
-func (a *Adaptive) Interp() InterpSource { return a.interp }
+func (a *Adaptive) Interp() InterpSource {
+	if a.interp == InterpFromNeeds && a.needs.level {
+		return InterpFromLevel
+	}
+	return a.interp
+}
 
 // ObserveFeedback corrects the lead by the server's summary f, if it covers
 // at least 32 arrivals, all newer than the last correction (f.Total tells).

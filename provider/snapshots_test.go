@@ -525,3 +525,31 @@ func TestNeedWindowBarsALevelThatStarved(t *testing.T) {
 		t.Error("the level rule was not followed before the step")
 	}
 }
+
+// Adaptive.Interp says when the level rule is in use.
+func TestAdaptiveReportsTheLevelRule(t *testing.T) {
+	e := Estimate{Valid: true, Uplink: 20 * ms, Downlink: 30 * ms}
+	tests := []struct {
+		name  string
+		level func(i int) time.Duration
+		want  InterpSource
+	}{
+		{"a wandering level", func(i int) time.Duration {
+			return 60*ms + time.Duration(40*float64(ms)*math.Sin(2*math.Pi*float64(i)/1200))
+		}, InterpFromLevel},
+		{"a steady level", constant(60 * ms), InterpFromNeeds},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a, _ := NewAdaptive(AdaptiveConfig{})
+			r := rand.New(rand.NewPCG(1, 7))
+			for i := range 3 * DefaultInterpWindow {
+				need := tc.level(i) + time.Duration(r.ExpFloat64()*float64(2*ms))
+				a.ObserveInterpFrame(InterpFrame{Need: need, MaxMove: frameMove}, e)
+			}
+			if got := a.Interp(); got != tc.want {
+				t.Errorf("Interp() = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
