@@ -27,7 +27,9 @@ func FuzzSteered(f *testing.F) {
 		c.SetEstimate(Estimate{Valid: true, Offset: time.Duration(offset), DriftPPM: drift, ErrorBound: time.Duration(bound),
 			Uplink: 10 * time.Millisecond, Downlink: 10 * time.Millisecond})
 		c.InitializeClient(&pred, &server)
-		for k := range int(n) {
+		// Up to 2040 frames: past the 256 after which interpolation is
+		// sized from the frames' needs and the level rule is played.
+		for k := range 8 * int(n) {
 			now += time.Duration(frame % int64(time.Second))
 			c.ObserveFeedback(Feedback{Total: uint32(k), Count: k % 300, Late: k % 7, P1: time.Duration(p1), P5: time.Duration(p1 / 2), P50: time.Duration(p1 / 3)})
 			c.ObserveSnapshot(nettime.New(rate, time.Duration(stamp)+now))
