@@ -44,6 +44,9 @@ func TestReplayedScenarios(t *testing.T) {
 		{188, 1, 0, time.Second, "pinged at 1 Hz, a 55s client slew: its acquisition, 256 samples, lasted past its end; then the uplink's floor fell 0.38ms a sample, each third sample taken for a path change, while the downlink's rise was looked at every 50 samples, 50s (19.5ms, 91.5%)"},
 		{3813, 2, 0, 0, "the uplink's floor ramped 1.85ms down during a client slew, and the shift took part of it for the clock; the round trip got shorter than any before, but the floors' round trip hid it in the unknown drift's tolerance (0.95ms under 0.87ms for 6 minutes, 67.3%)"},
 		{320, 3, 0, time.Second, "pinged at 1 Hz, the first acquisition's 64 samples lasted into an uplink bloat, whose floor it took (93.5ms, 62.7%)"},
+		{878, 1, 0, 0, "a version of the fix below that gave A back its old certainty: on a 292ms round trip with 17ms of jitter, a path change came back within the floors' wide precision, and A took its old value at its old error (16ms of error under a bound of 15 for 40s, 97.6%)"},
+		{3813, 1, 0, 0, "as seed 2, under a version of the fix below that counted a round trip shorter than before the restart as away: a path change back near it was taken for the path's return, and A dropped the ramp (0.94ms under 0.73ms for 6 minutes, 68.6%)"},
+		{5334, 4, 1, 50 * time.Millisecond, "pinged at 20 Hz, a 52s suspend came back to a downlink queued 15ms deep: the acquisition took the queued floors, and the drain, ending it, was taken for a path change, though it took the round trip back to what it was before the restart (7.4ms of error for the rest of the run, 88.5%)"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("random:%d/seed%d", tt.scenario, tt.seed), func(t *testing.T) {
