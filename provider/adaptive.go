@@ -183,11 +183,15 @@ func (s InterpSource) String() string {
 // the last three runs of 128 frames above the one before: a queue filling
 // faster than the buffer moves), plus 0.5ms. Where the needs' level
 // wanders (a queue filling and draining over seconds), the delay follows
-// it instead while that is cheaper: the median of the last 16 frames'
-// needs, taken again every frame, plus the 1 − 0.3×(1 − Target) quantile
-// (estimated the same way) of the needs' residuals from that median 16
-// frames before them, plus 0.5ms; it is used while, with the median's
-// mean over the window, it comes under the window's quantile. Frames in a
+// it instead while that is cheaper (the level rule): the median of the
+// last 16 frames' needs, taken again every frame and moving no faster
+// than the buffer may (InterpFrame.MaxMove), plus the 1 − 0.3×(1 − Target)
+// quantile (estimated the same way) of the needs' residuals from that
+// median 8 frames before them, plus 0.5ms. The rule is played in the
+// shadow whatever is in use; it is used while its mean delay over the
+// window is under the window rule's tail quantile, and barred until the
+// windows start over once it would have starved more than allowed there
+// (a level stepping up faster than the buffer may follow). Frames in a
 // silence longer than 250ms (an outage) are left out: no delay worth
 // having covers one.
 //
