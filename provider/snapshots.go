@@ -133,6 +133,7 @@ type needWindow struct {
 	ln    int             // the newest ln needs have a level
 	since int             // needs added since the last delay
 	level bool            // the delay follows the level (see delay)
+	now   time.Duration   // the level now: the median of the newest levelRun needs
 	resid time.Duration   // the level rule's residual tail, at the last delay
 	// The level rule played in the shadow, whichever rule is in use: the
 	// delay it would have had in force at each frame (sh), moving as the
@@ -162,7 +163,7 @@ func (w *needWindow) reset() {
 // maxMove is 0).
 func (w *needWindow) add(d, maxMove time.Duration) {
 	if w.n >= levelRun {
-		l := w.quantile(0, levelRun, 0.5)
+		l := w.now // the median of the levelRun needs before d
 		if size := len(w.ring); w.ln > 0 && maxMove > 0 {
 			l = toward(w.lev[(w.next-1+size)%size], l, maxMove)
 		}
@@ -175,8 +176,9 @@ func (w *needWindow) add(d, maxMove time.Duration) {
 	}
 	w.delayWindow.add(d)
 	w.since++
+	w.now = w.quantile(0, min(w.n, levelRun), 0.5)
 	if w.haveSh {
-		target := w.quantile(0, min(w.n, levelRun), 0.5) + w.resid + interpMargin
+		target := w.now + w.resid + interpMargin
 		if maxMove > 0 {
 			target = toward(w.shadow, target, maxMove)
 		}
@@ -192,6 +194,9 @@ func (w *needWindow) drop(k int) {
 	w.sn = max(0, w.sn-k)
 	w.next = (w.next - k + len(w.ring)) % len(w.ring)
 	w.since = max(0, w.since-k)
+	if w.n > 0 {
+		w.now = w.quantile(0, min(w.n, levelRun), 0.5)
+	}
 }
 
 // delay returns the interpolation delay for a starved fraction starve
@@ -245,7 +250,7 @@ func (w *needWindow) levelDelay(t time.Duration, starve float64, interval time.D
 	}
 	r := w.tail(n, starve/levelAim, interval)
 	if !w.haveSh {
-		w.shadow, w.haveSh = w.quantile(0, min(w.n, levelRun), 0.5)+r+interpMargin, true
+		w.shadow, w.haveSh = w.now+r+interpMargin, true
 	}
 	w.resid = r
 	// Judged by how it did in the shadow over the window, once it has
@@ -271,7 +276,7 @@ func (w *needWindow) levelDelay(t time.Duration, starve float64, interval time.D
 	if !w.level {
 		return 0, false
 	}
-	return w.quantile(0, min(w.n, levelRun), 0.5) + r, true
+	return w.now + r, true
 }
 
 // follow returns the level rule's delay (plus interpMargin) with the
@@ -281,7 +286,7 @@ func (w *needWindow) follow() (time.Duration, bool) {
 	if !w.level {
 		return 0, false
 	}
-	return w.quantile(0, min(w.n, levelRun), 0.5) + w.resid + interpMargin, true
+	return w.now + w.resid + interpMargin, true
 }
 
 // tail returns the 1 − starve/r quantile of the newest n needs,
