@@ -10,6 +10,7 @@
 //	go run ./bench/accuracy -profile random -seed 42      # one random scenario
 //	go run ./bench/accuracy -suite 200 -seeds 5           # 200 random scenarios
 //	go run ./bench/accuracy -profile all -seeds 5 -inputs # inputs on time, starved frames
+//	go run ./bench/accuracy -profile bench/profiles        # every profile in a directory
 //
 // -inputs also simulates a game over each netclock system's clock: an
 // input every predicted tick, a snapshot every -snapshot-every server
@@ -18,7 +19,9 @@
 // oracle (see harness.BufferOptions).
 //
 // Profiles are netsim's named profiles (-list), JSON files in netsim's
-// format (see `go doc github.com/netclock/netclock/netsim`), "random" (the
+// format (see `go doc github.com/netclock/netclock/netsim`), a directory
+// of such files (each run over -seeds run seeds, a table of medians, as
+// -profile all -seeds), "random" (the
 // scenario netsim.RandomProfile(seed) with -seed as both the scenario and
 // the run seed) or "random:S" (scenario S, run seed -seed).
 //
@@ -39,6 +42,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -148,9 +152,17 @@ func run(args []string, out io.Writer) error {
 	}
 	seedsSet := false
 	fs.Visit(func(f *flag.Flag) { seedsSet = seedsSet || f.Name == "seeds" })
-	if *profile == "all" && seedsSet {
-		// Every named profile over -seeds run seeds: a table of medians.
-		rep, err := harness.RunSuite(context.Background(), harness.SuiteOptions{Profiles: netsim.Profiles(), Seeds: *seeds,
+	dirSet, isDir, err := profileDir(*profile)
+	if err != nil {
+		return err
+	}
+	if *profile == "all" && seedsSet || isDir {
+		// Every named profile, or every profile in a directory, over
+		// -seeds run seeds: a table of medians.
+		if !isDir {
+			dirSet = netsim.Profiles()
+		}
+		rep, err := harness.RunSuite(context.Background(), harness.SuiteOptions{Profiles: dirSet, Seeds: *seeds,
 			Duration: *duration, Warmup: *warmup, Systems: syss, Parallel: *parallel, Buffers: buffers})
 		if err != nil {
 			return err
@@ -158,7 +170,11 @@ func run(args []string, out io.Writer) error {
 		if *asJSON {
 			return writeJSON(out, rep)
 		}
-		printProfiles(out, rep, len(syss))
+		what := "every named profile"
+		if isDir {
+			what = "every profile in " + *profile
+		}
+		printProfiles(out, rep, what, len(syss))
 		if buffers != nil {
 			printProfileBuffers(out, rep)
 		}
@@ -259,6 +275,30 @@ func systemNames(ss []harness.System) string {
 		names = append(names, s.Name)
 	}
 	return strings.Join(names, ", ")
+}
+
+// profileDir loads every .json profile in dir, in name order, if dir is
+// a directory.
+func profileDir(dir string) (set []netsim.Profile, isDir bool, err error) {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, false, nil
+	}
+	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, true, err
+	}
+	if len(names) == 0 {
+		return nil, true, fmt.Errorf("-profile %s: no .json profiles in the directory", dir)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		p, err := netsim.LoadProfile(n)
+		if err != nil {
+			return nil, true, err
+		}
+		set = append(set, p)
+	}
+	return set, true, nil
 }
 
 func loadProfile(name string, seed uint64) (netsim.Profile, error) {

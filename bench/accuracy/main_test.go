@@ -49,6 +49,40 @@ func TestTableAndProfileFile(t *testing.T) {
 	}
 }
 
+func TestProfileDirectory(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"lan", "fiber"} {
+		p, _ := netsim.ProfileByName(name)
+		p.Name = "my-" + name
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p.Name+".json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a profile"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := run([]string{"-profile", dir, "-seeds", "2", "-duration", "20s", "-systems", "netclock,simpson"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{"every profile in " + dir, "run seeds 1..2", "my-fiber ", "my-lan "} {
+		if !strings.Contains(got, want) {
+			t.Errorf("table lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Index(got, "my-fiber ") > strings.Index(got, "my-lan ") {
+		t.Errorf("rows not in file name order:\n%s", got)
+	}
+	if err := run([]string{"-profile", t.TempDir()}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "no .json profiles") {
+		t.Errorf("empty directory: %v, want an error naming it", err)
+	}
+}
+
 func TestPlots(t *testing.T) {
 	dir := t.TempDir()
 	for _, args := range [][]string{

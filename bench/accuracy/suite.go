@@ -56,11 +56,12 @@ func spread(s *harness.Spread) string {
 	return fmt.Sprintf("%.2f [%.2f-%.2f]", s.Median, s.Min, s.Max)
 }
 
-// printProfiles prints a suite of named profiles: one row each, in order,
-// every figure the median [min-max] over the run seeds.
-func printProfiles(out io.Writer, rep harness.SuiteReport, systems int) {
-	fmt.Fprintf(out, "every named profile, run seeds 1..%d each, %.0f s simulated, %d systems; median [min-max] over the seeds\n",
-		rep.Seeds, rep.DurationS, systems)
+// printProfiles prints a suite of profiles (what names them: every named
+// profile, or a directory's): one row each, in order, every figure the
+// median [min-max] over the run seeds.
+func printProfiles(out io.Writer, rep harness.SuiteReport, what string, systems int) {
+	fmt.Fprintf(out, "%s, run seeds 1..%d each, %.0f s simulated, %d systems; median [min-max] over the seeds\n",
+		what, rep.Seeds, rep.DurationS, systems)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "profile\tnetclock p99 ms\tvs best seed\tvs best ref\tcoverage %\tA/2 ms\tbest seed / ref (worst run)\t")
 	for _, r := range rep.Results {
