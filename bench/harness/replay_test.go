@@ -77,3 +77,40 @@ func TestReplayedScenarios(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayedProfiles runs netclock on hand-written profiles (bench/profiles,
+// conditions written without looking at the estimator) whose runs once lost
+// the clock by far more than they do now.
+func TestReplayedProfiles(t *testing.T) {
+	tests := []struct {
+		file     string
+		seed     uint64
+		maxP99MS float64
+		why      string
+	}{
+		{"lte-busy-hour", 2, 16, "queues in both directions, each move of a floor held in A while the drift blurred: A walked away (24.0ms)"},
+		{"lte-busy-hour", 3, 36, "as seed 2 (44.7ms)"},
+		{"phone-background", 2, 32, "as lte-busy-hour, with suspends and backward clock steps (44.9ms)"},
+		{"hotel-wifi-evening", 3, 17, "queues in both directions under Wi-Fi power save (22.2ms)"},
+		{"starlink", 1, 20, "one-way steps every 15s, an uplink bloat and outages, before the shortest state was kept and found again by its round trip (23.9ms)"},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s/seed%d", tt.file, tt.seed), func(t *testing.T) {
+			p, err := netsim.LoadProfile("../profiles/" + tt.file + ".json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Run(Options{Profile: p, Seed: tt.seed, Duration: 20 * time.Minute, Systems: []System{Netclock()}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := rep.Results[0]
+			if c := *r.BoundCoverage; c < 0.99 {
+				t.Errorf("bound coverage %.2f%%, want >= 99%%", 100*c)
+			}
+			if r.SharedErrorMS.P99 > tt.maxP99MS {
+				t.Errorf("p99 %.3f ms, want <= %v (before: %s)", r.SharedErrorMS.P99, tt.maxP99MS, tt.why)
+			}
+		})
+	}
+}

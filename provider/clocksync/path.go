@@ -84,13 +84,16 @@ func (e *Estimator) makeRef(s scanned, tolU, tolW, now int64) pathRef {
 func (e *Estimator) remember(r pathRef) {
 	fu, fw := e.floorsAt(r)
 	slot := -1
-	oldest := 0
+	oldest := -1
+	// The shortest state stays, however old: it is the one that queues
+	// draining in both directions come back to (shortest.go).
+	short := e.shortestKnown()
 	for k := 0; k < e.knownN; k++ {
 		if e.matches(e.known[k], fu, fw, r.tolU, r.tolW, r.at) {
 			slot = k
 			break
 		}
-		if e.known[k].at < e.known[oldest].at {
+		if k != short && (oldest < 0 || e.known[k].at < e.known[oldest].at) {
 			oldest = k
 		}
 	}
@@ -241,9 +244,19 @@ func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 			break
 		}
 	}
+	if !matched {
+		if k, ok := e.backToShortest(used, before, ru, rw, pU, pW, tolU, tolW, now); ok {
+			// A's error keeps the path's reading: that the floors moved
+			// by themselves to a split as long.
+			held := e.asym
+			e.asym = k.asym
+			e.asymErr = max(k.asymErr, e.asymErr+abs64(held-k.asym))
+		}
+	}
 	// A fall on one side alone may be the clock, the other side's rise
 	// still hidden in its jitter (doubt.go). A return to a known state is
-	// no such doubt.
+	// no such doubt; a return to the shortest one by the round trip alone
+	// still may be.
 	switch {
 	case matched:
 	case pU < -tolU && abs64(pW) <= tolW:
