@@ -203,6 +203,7 @@ type Estimator struct {
 
 	// The path tracker (path.go).
 	ref       pathRef
+	anchor    pathRef // the reference as the path was last confirmed, before renewals (leaked)
 	refSet    bool
 	acquiring int   // samples left to converge freely on
 	acqFrom   int64 // client send time the current acquisition began
@@ -625,6 +626,12 @@ func (e *Estimator) update(now int64) {
 	// A restart's round trip that moved, or may yet prove to have moved
 	// (reacquire.go): as A's error, which the hard bound caps too.
 	bound += pathMoved / 2
+	// One-sided moves each within the tolerance, which the reference's
+	// renewals let into the offset one at a time, added up since the path
+	// was last confirmed (path.go).
+	if e.refSet && e.acquiring == 0 {
+		bound += e.leaked(fu, fw, tolU, tolW)
+	}
 	// (The newest samples' floors are no lower than the window's, but for
 	// samples held out below them: only then, or with theta beyond the
 	// window's, can they prove it wrong.)

@@ -158,6 +158,7 @@ func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 			e.ref.spU, e.ref.spW = min(spU, e.ref.spU), min(spW, e.ref.spW)
 		}
 		e.refSet = true
+		e.anchor = e.ref
 		return EventNone
 	}
 	ru, rw := e.floorsAt(e.ref)
@@ -265,6 +266,7 @@ func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 		e.suspect(false, -pW, tolU, now)
 	}
 	e.ref = e.makeRef(used, tolU, tolW, now)
+	e.anchor = e.ref
 	e.pathLog[e.pathLogN%numPathLog] = pathEvent{at: now, before: before}
 	e.pathLogN++
 	e.stats.PathChanges++
@@ -295,6 +297,9 @@ func (e *Estimator) followFall(u bool, p int64, below int, tol, tolOther int64, 
 		e.ref.uRaw, e.ref.tu = used.minU+e.trend(used.tu), used.tu
 	} else {
 		e.ref.wRaw, e.ref.tw = used.minW-e.trend(used.tw), used.tw
+	}
+	if !settling {
+		e.anchor = e.ref // in youngErr
 	}
 	return true
 }
@@ -433,6 +438,7 @@ func (e *Estimator) undoPathChangesSince(t int64) {
 		}
 		e.asym, e.asymErr = ev.before.asym, ev.before.asymErr
 		e.ref = ev.before
+		e.anchor = ev.before
 		e.pathLogN--
 		e.stats.PathChanges--
 		undone = true
@@ -462,4 +468,24 @@ func (e *Estimator) boundSE() float64 {
 		return priorDriftSE
 	}
 	return max(e.rSE, e.rSEBound)
+}
+
+// leaked is how far the floors fu, fw moved apart from the path state's
+// own, the clock's part aside, by moves that each stayed within the
+// tolerance: the reference's renewals and a floor settling let them into
+// the offset one at a time, and together they can be a path's move (a
+// one-way floor that ramps down over seconds, random:2382). The offset's
+// error moves by half of it.
+func (e *Estimator) leaked(fu, fw, tolU, tolW int64) int64 {
+	au, aw := e.floorsAt(e.anchor)
+	dU, dW := fu-au, fw-aw
+	var c int64
+	if (dU < 0) != (dW < 0) && dU != 0 && dW != 0 &&
+		abs64(dU+dW) <= max(tolU, e.anchor.tolU)+max(tolW, e.anchor.tolW)+max(abs64(dU), abs64(dW))/4 {
+		c = min(abs64(dU), abs64(dW))
+		if dU < 0 {
+			c = -c
+		}
+	}
+	return abs64((dU-c)-(dW+c)) / 2
 }
