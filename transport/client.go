@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"math/rand/v2"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -377,6 +378,9 @@ func (c *Client) sendLoop(l *link) {
 			c.log.Warn("netclock: ping not sent", "err", err)
 		}
 		next := c.cfg.PingInterval
+		if sp := int64(c.cfg.PingSpread); sp > 0 {
+			next += time.Duration(rand.Int64N(2*sp+1) - sp)
+		}
 		if n+1 < c.cfg.BurstPings {
 			next = c.cfg.BurstInterval
 		}

@@ -28,6 +28,10 @@ const (
 	// defaultPingInterval is the time between pings after the burst
 	// (100 ms: 10 Hz).
 	defaultPingInterval = 100 * time.Millisecond
+	// defaultPingSpreadDiv: the steady pings spread by a tenth of their
+	// interval either way: at 10 Hz over 20 ms, a cable upstream's grant
+	// (2 ms) or a satellite's frame (20 ms).
+	defaultPingSpreadDiv = 10
 	// defaultSyncTimeout is how long after the first ping the client
 	// syncs with whatever samples it has, when pongs of the burst were
 	// lost (1 s).
@@ -58,10 +62,17 @@ type ClientConfig struct {
 	// after the burst, or SyncTimeout (1 s) after the first ping.
 	BurstPings                  int
 	BurstInterval, PingInterval time.Duration
-	SyncTimeout                 time.Duration
-	HelloTimeout                time.Duration // bounds the handshake once QUIC is up; default 5 s
-	DisableDatagrams            bool          // ping over a stream, where datagrams fail
-	Logger                      *slog.Logger  // sync, clock, reconnect and reset events
+	// PingSpread spreads the steady pings: each interval is drawn
+	// uniformly from PingInterval ± PingSpread (default PingInterval/10;
+	// negative: none; at most PingInterval/2). A link that sends on its
+	// own period (a cable upstream's 2 ms grant, a satellite's 20 ms
+	// frame) delays pings sent at a multiple of it all alike, by a wait
+	// no two-way measurement can see: a hidden asymmetry.
+	PingSpread       time.Duration
+	SyncTimeout      time.Duration
+	HelloTimeout     time.Duration // bounds the handshake once QUIC is up; default 5 s
+	DisableDatagrams bool          // ping over a stream, where datagrams fail
+	Logger           *slog.Logger  // sync, clock, reconnect and reset events
 	// Reconnect redials a lost connection (not Dial's), with jittered
 	// backoff from ReconnectMin (250 ms) doubling to ReconnectMax (10 s),
 	// until Close or an error no retry fixes (version, tick rate, ALPN,
@@ -119,6 +130,14 @@ func (cfg ClientConfig) resolve() (ClientConfig, error) {
 		}
 	}
 	cfg.ReconnectMax = max(cfg.ReconnectMax, cfg.ReconnectMin)
+	switch {
+	case cfg.PingSpread == 0:
+		cfg.PingSpread = cfg.PingInterval / defaultPingSpreadDiv
+	case cfg.PingSpread < 0:
+		cfg.PingSpread = 0
+	case cfg.PingSpread > cfg.PingInterval/2:
+		return cfg, fmt.Errorf("%w: PingSpread %v is more than half of PingInterval %v", ErrInvalidConfig, cfg.PingSpread, cfg.PingInterval)
+	}
 	switch {
 	case cfg.MessageBuffer < 0:
 		return cfg, fmt.Errorf("%w: MessageBuffer %d is negative", ErrInvalidConfig, cfg.MessageBuffer)

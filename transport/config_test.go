@@ -108,6 +108,13 @@ func TestClientConfigResolve(t *testing.T) {
 		Min, Max time.Duration
 		Buffer   int
 		Drift    float64
+		Spread   time.Duration
+	}
+	def := got{defaultReconnectMin, defaultReconnectMax, defaultMessageBuffer, defaultDriftAlarmPPM, defaultPingInterval / defaultPingSpreadDiv}
+	with := func(f func(*got)) got {
+		g := def
+		f(&g)
+		return g
 	}
 	for _, tc := range []struct {
 		name    string
@@ -115,17 +122,22 @@ func TestClientConfigResolve(t *testing.T) {
 		want    got
 		wantErr bool
 	}{
-		{"defaults", ClientConfig{}, got{defaultReconnectMin, defaultReconnectMax, defaultMessageBuffer, defaultDriftAlarmPPM}, false},
+		{"defaults", ClientConfig{}, def, false},
 		{"max below min", ClientConfig{ReconnectMin: time.Second, ReconnectMax: time.Millisecond},
-			got{time.Second, time.Second, defaultMessageBuffer, defaultDriftAlarmPPM}, false},
+			with(func(g *got) { g.Min, g.Max = time.Second, time.Second }), false},
 		{"drift alarm off", ClientConfig{DriftAlarmPPM: -1, MessageBuffer: 1},
-			got{defaultReconnectMin, defaultReconnectMax, 1, -1}, false},
+			with(func(g *got) { g.Buffer, g.Drift = 1, -1 }), false},
 		{"negative min", ClientConfig{ReconnectMin: -1}, got{}, true},
 		{"negative buffer", ClientConfig{MessageBuffer: -1}, got{}, true},
 		{"NaN drift", ClientConfig{DriftAlarmPPM: math.NaN()}, got{}, true},
-		{"spin", ClientConfig{MaxSpin: ticksys.MaxMaxSpin}, got{defaultReconnectMin, defaultReconnectMax, defaultMessageBuffer, defaultDriftAlarmPPM}, false},
+		{"spin", ClientConfig{MaxSpin: ticksys.MaxMaxSpin}, def, false},
 		{"negative spin", ClientConfig{MaxSpin: -1}, got{}, true},
 		{"spin too long", ClientConfig{MaxSpin: ticksys.MaxMaxSpin + 1}, got{}, true},
+		{"spread follows the interval", ClientConfig{PingInterval: 50 * time.Millisecond},
+			with(func(g *got) { g.Spread = 5 * time.Millisecond }), false},
+		{"spread off", ClientConfig{PingSpread: -1}, with(func(g *got) { g.Spread = 0 }), false},
+		{"spread set", ClientConfig{PingSpread: 50 * time.Millisecond}, with(func(g *got) { g.Spread = 50 * time.Millisecond }), false},
+		{"spread over half the interval", ClientConfig{PingSpread: 51 * time.Millisecond}, got{}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, err := tc.cfg.resolve()
@@ -138,7 +150,7 @@ func TestClientConfigResolve(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := cmp.Diff(tc.want, got{cfg.ReconnectMin, cfg.ReconnectMax, cfg.MessageBuffer, cfg.DriftAlarmPPM}); d != "" {
+			if d := cmp.Diff(tc.want, got{cfg.ReconnectMin, cfg.ReconnectMax, cfg.MessageBuffer, cfg.DriftAlarmPPM, cfg.PingSpread}); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
 			}
 		})

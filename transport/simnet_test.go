@@ -136,6 +136,13 @@ type simPair struct {
 // bubble: its clock starts in 2000, and TLS checks validity against it.
 func newSimPair(t *testing.T, router simnet.Router, up, down time.Duration, scfg ServerConfig, clock func() time.Duration) *simPair {
 	t.Helper()
+	return newSimPairWith(t, router, up, down, scfg, ClientConfig{Provider: provider.SteeredConfig{Clock: clock}})
+}
+
+// newSimPairWith is newSimPair with a client config of its own (its
+// TLSConfig is set here).
+func newSimPairWith(t *testing.T, router simnet.Router, up, down time.Duration, scfg ServerConfig, ccfg ClientConfig) *simPair {
+	t.Helper()
 	p := &simPair{net: &simnet.Simnet{Router: router}, serveErr: make(chan error, 1)}
 	p.cconn = p.net.NewEndpoint(simClientAddr, simnet.NodeBiDiLinkSettings{Latency: down})
 	p.sconn = p.net.NewEndpoint(simServerAddr, simnet.NodeBiDiLinkSettings{Latency: up})
@@ -153,8 +160,8 @@ func newSimPair(t *testing.T, router simnet.Router, up, down time.Duration, scfg
 	go func() { p.serveErr <- p.srv.Serve(context.Background()) }()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	p.c, err = DialConn(ctx, p.cconn, simServerAddr, ClientConfig{TLSConfig: cert.ClientTLS(),
-		Provider: provider.SteeredConfig{Clock: clock}})
+	ccfg.TLSConfig = cert.ClientTLS()
+	p.c, err = DialConn(ctx, p.cconn, simServerAddr, ccfg)
 	if err != nil {
 		t.Fatal(err)
 	}

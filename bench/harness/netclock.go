@@ -23,7 +23,9 @@ const (
 // Netclock returns netclock's own system: the clocksync estimator feeding
 // provider.Steered, driving a ticksys.System, over the harness's network,
 // pinging as the transport does: BurstPings pings BurstInterval apart at
-// connect, then every PingInterval, on a timer of true time (see Pacer).
+// connect, then every PingInterval, each interval spread by up to a tenth
+// of it either way (the transport's default PingSpread), on a timer of
+// true time (see Pacer).
 func Netclock() System { return system(netclockName, KindNetclock, PingInterval, newNetclock) }
 
 // NetclockEvery is Netclock with another steady ping interval, named
@@ -87,7 +89,25 @@ func (c *ncClient) Ping(now time.Duration) time.Duration {
 	if c.seq < BurstPings {
 		return BurstInterval
 	}
-	return c.interval
+	return c.interval + spread(c.seq, c.interval/pingSpreadDiv)
+}
+
+// pingSpreadDiv: the steady pings spread by a tenth of their interval, as
+// the transport's do by default (ClientConfig.PingSpread).
+const pingSpreadDiv = 10
+
+// spread returns ping n's offset from the steady interval, uniform in
+// [-s, s]: a hash of n, so that a run is a function of its seed alone.
+func spread(n uint64, s time.Duration) time.Duration {
+	if s <= 0 {
+		return 0
+	}
+	// splitmix64's finalizer.
+	x := n + 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	x ^= x >> 31
+	return time.Duration(x%uint64(2*s+1)) - s
 }
 
 func (c *ncClient) Frame(now, dt time.Duration) {

@@ -80,19 +80,22 @@ func TestReplayedScenarios(t *testing.T) {
 
 // TestReplayedProfiles runs netclock on hand-written profiles (bench/profiles,
 // conditions written without looking at the estimator) whose runs once lost
-// the clock by far more than they do now.
+// the clock by far more than they do now, or broke its bound. ("Before" is
+// the build of 2026-11-24 before its fifth session: regular pings, no
+// return to the shortest round trip.)
 func TestReplayedProfiles(t *testing.T) {
 	tests := []struct {
 		file     string
 		seed     uint64
-		maxP99MS float64
+		maxP99MS float64 // 0: no limit
 		why      string
 	}{
-		{"lte-busy-hour", 2, 16, "queues in both directions, each move of a floor held in A while the drift blurred: A walked away (24.0ms)"},
-		{"lte-busy-hour", 3, 36, "as seed 2 (44.7ms)"},
+		{"lte-busy-hour", 3, 30, "queues in both directions, each move of a floor held in A while the drift blurred: A walked away (44.7ms)"},
 		{"phone-background", 2, 32, "as lte-busy-hour, with suspends and backward clock steps (44.9ms)"},
-		{"hotel-wifi-evening", 3, 17, "queues in both directions under Wi-Fi power save (22.2ms)"},
-		{"starlink", 1, 20, "one-way steps every 15s, an uplink bloat and outages, before the shortest state was kept and found again by its round trip (23.9ms)"},
+		{"phone-background", 4, 30, "as seed 2 (39.3ms)"},
+		{"starlink", 1, 18, "one-way steps every 15s, an uplink bloat and outages (23.9ms)"},
+		{"server-migration", 1, 0, "pings every 100ms exactly, a multiple of the 2ms upstream grant: each waited alike for minutes, a hidden asymmetry (0.35ms of error under 0.30ms, 96.9%)"},
+		{"server-migration", 4, 0, "as seed 1 (98.6%)"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/seed%d", tt.file, tt.seed), func(t *testing.T) {
@@ -108,7 +111,7 @@ func TestReplayedProfiles(t *testing.T) {
 			if c := *r.BoundCoverage; c < 0.99 {
 				t.Errorf("bound coverage %.2f%%, want >= 99%%", 100*c)
 			}
-			if r.SharedErrorMS.P99 > tt.maxP99MS {
+			if tt.maxP99MS > 0 && r.SharedErrorMS.P99 > tt.maxP99MS {
 				t.Errorf("p99 %.3f ms, want <= %v (before: %s)", r.SharedErrorMS.P99, tt.maxP99MS, tt.why)
 			}
 		})
