@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"math/rand/v2"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -16,6 +15,7 @@ import (
 	"github.com/quic-go/quic-go"
 
 	"github.com/netclock/netclock/internal/debugpage"
+	"github.com/netclock/netclock/internal/pingspread"
 	"github.com/netclock/netclock/internal/wire"
 	"github.com/netclock/netclock/nettime"
 	"github.com/netclock/netclock/provider"
@@ -378,9 +378,7 @@ func (c *Client) sendLoop(l *link) {
 			c.log.Warn("netclock: ping not sent", "err", err)
 		}
 		next := c.cfg.PingInterval
-		if sp := int64(c.cfg.PingSpread); sp > 0 {
-			next += time.Duration(rand.Int64N(2*sp+1) - sp)
-		}
+		next += pingspread.Offset(uint64(n), c.cfg.PingSpread)
 		if n+1 < c.cfg.BurstPings {
 			next = c.cfg.BurstInterval
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/netclock/netclock/internal/pingspread"
 	"github.com/netclock/netclock/provider"
 	"github.com/netclock/netclock/provider/clocksync"
 	"github.com/netclock/netclock/ticksys"
@@ -89,26 +90,12 @@ func (c *ncClient) Ping(now time.Duration) time.Duration {
 	if c.seq < BurstPings {
 		return BurstInterval
 	}
-	return c.interval + spread(c.seq, c.interval/pingSpreadDiv)
+	return c.interval + pingspread.Offset(c.seq, c.interval/pingSpreadDiv)
 }
 
 // pingSpreadDiv: the steady pings spread by a tenth of their interval, as
 // the transport's do by default (ClientConfig.PingSpread).
 const pingSpreadDiv = 10
-
-// spread returns ping n's offset from the steady interval, uniform in
-// [-s, s]: a hash of n, so that a run is a function of its seed alone.
-func spread(n uint64, s time.Duration) time.Duration {
-	if s <= 0 {
-		return 0
-	}
-	// splitmix64's finalizer.
-	x := n + 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	x ^= x >> 31
-	return time.Duration(x%uint64(2*s+1)) - s
-}
 
 func (c *ncClient) Frame(now, dt time.Duration) {
 	c.now = now
