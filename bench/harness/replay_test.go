@@ -96,6 +96,7 @@ func TestReplayedProfiles(t *testing.T) {
 		{"starlink", 1, 18, "one-way steps every 15s, an uplink bloat and outages (23.9ms)"},
 		{"server-migration", 1, 0, "pings every 100ms exactly, a multiple of the 2ms upstream grant: each waited alike for minutes, a hidden asymmetry (0.35ms of error under 0.30ms, 96.9%)"},
 		{"server-migration", 4, 0, "as seed 1 (98.6%)"},
+		{"dsl-upload", 4, 20, "with the pings spread, a 0.7ms doubt decided as the clock 28s after its fall, inside a 250ms uplink bloat: the window restarted on the bloat's samples (64.2ms)"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/seed%d", tt.file, tt.seed), func(t *testing.T) {
