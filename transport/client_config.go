@@ -62,12 +62,14 @@ type ClientConfig struct {
 	// after the burst, or SyncTimeout (1 s) after the first ping.
 	BurstPings                  int
 	BurstInterval, PingInterval time.Duration
-	// PingSpread spreads the steady pings: each interval is drawn
-	// uniformly from PingInterval ± PingSpread (default PingInterval/10;
-	// negative: none; at most PingInterval/2). A link that sends on its
-	// own period (a cable upstream's 2 ms grant, a satellite's 20 ms
-	// frame) delays pings sent at a multiple of it all alike, by a wait
-	// no two-way measurement can see: a hidden asymmetry.
+	// PingSpread spreads the steady pings: each interval is PingInterval
+	// plus an offset within ±PingSpread, spread evenly over it by the
+	// ping's number (the same sequence every run, as the accuracy harness
+	// paces it; default PingInterval/10; negative: none; at most
+	// PingInterval/2). A link that sends on its own period (a cable
+	// upstream's 2 ms grant, a satellite's 20 ms frame) delays pings sent
+	// at a multiple of it all alike, by a wait no two-way measurement can
+	// see: a hidden asymmetry.
 	PingSpread       time.Duration
 	SyncTimeout      time.Duration
 	HelloTimeout     time.Duration // bounds the handshake once QUIC is up; default 5 s
