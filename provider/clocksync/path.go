@@ -163,18 +163,8 @@ func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 	}
 	ru, rw := e.floorsAt(e.ref)
 	dU, dW := used.minU-ru, used.minW-rw
-	// The clock part: moves that are equal and opposite (within the
-	// floors' uncertainty and a quarter of their size). Opposite moves of
-	// different sizes are two one-way changes (a handover moves each
-	// direction's floor by itself), not a clock step and a change.
-	var c int64
-	if (dU < 0) != (dW < 0) && dU != 0 && dW != 0 &&
-		abs64(dU+dW) <= max(tolU, e.ref.tolU)+max(tolW, e.ref.tolW)+max(abs64(dU), abs64(dW))/4 {
-		c = min(abs64(dU), abs64(dW))
-		if dU < 0 {
-			c = -c
-		}
-	}
+	// The clock part (clockPart), and the rest, the path's.
+	c := clockPart(dU, dW, max(tolU, e.ref.tolU), max(tolW, e.ref.tolW))
 	pU, pW := dU-c, dW+c
 	// While old samples leave the window the floors' spacing (and so the
 	// current tolerance) swells; the reference's is the steadier measure.
@@ -479,13 +469,21 @@ func (e *Estimator) boundSE() float64 {
 func (e *Estimator) leaked(fu, fw, tolU, tolW int64) int64 {
 	au, aw := e.floorsAt(e.anchor)
 	dU, dW := fu-au, fw-aw
-	var c int64
-	if (dU < 0) != (dW < 0) && dU != 0 && dW != 0 &&
-		abs64(dU+dW) <= max(tolU, e.anchor.tolU)+max(tolW, e.anchor.tolW)+max(abs64(dU), abs64(dW))/4 {
-		c = min(abs64(dU), abs64(dW))
-		if dU < 0 {
-			c = -c
-		}
-	}
+	c := clockPart(dU, dW, max(tolU, e.anchor.tolU), max(tolW, e.anchor.tolW))
 	return abs64((dU-c)-(dW+c)) / 2
+}
+
+// clockPart is the clock's part of the floors' moves dU, dW: equal and
+// opposite, within the floors' tolerances and a quarter of the moves.
+// Opposite moves of different sizes are two one-way changes (a handover
+// moves each direction's floor by itself), not a clock step and a change.
+func clockPart(dU, dW, tolU, tolW int64) int64 {
+	if (dU < 0) == (dW < 0) || dU == 0 || dW == 0 || abs64(dU+dW) > tolU+tolW+max(abs64(dU), abs64(dW))/4 {
+		return 0
+	}
+	c := min(abs64(dU), abs64(dW))
+	if dU < 0 {
+		c = -c
+	}
+	return c
 }
