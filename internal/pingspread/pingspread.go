@@ -1,5 +1,5 @@
 // Package pingspread spreads a steady ping schedule: each interval is the
-// period plus an offset drawn from [-spread, spread], so that the pings
+// period plus an offset in [-spread, spread], so that the pings
 // never keep one phase of a link's own period (a cable grant, a satellite
 // frame). The offsets are a fixed function of the ping's number, the same
 // for the transport and the accuracy harness, which paces netclock as the
