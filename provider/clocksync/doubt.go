@@ -28,9 +28,10 @@ type doubt struct {
 	last     int64 // client time of its newest part
 	parts    int   // the falls it adds up
 	k        int   // samples since
-	// The floors of the samples since, detrended; valid while minOK.
-	mu, mw int64
-	minOK  bool
+	// The floors of the samples since, detrended, and their shortest
+	// round trip (u + w); valid while minOK.
+	mu, mw, mr int64
+	minOK      bool
 	// The samples stopped for a while just before: an interruption, as in
 	// a handover or a re-route, which moves the path, not the clock.
 	gap bool
@@ -179,13 +180,14 @@ func (e *Estimator) weighDoubt() Event {
 	// The floors since the fall, kept up to date sample by sample; scanned
 	// again when the drift was refitted (the detrended values moved) or
 	// samples since the fall have left the window.
-	var mu, mw int64
+	var mu, mw, mr int64
 	if i := e.at(e.n - 1); d.minOK && d.k <= e.n {
-		mu, mw = min(d.mu, e.ud[i]), min(d.mw, e.wd[i])
+		mu, mw, mr = min(d.mu, e.ud[i]), min(d.mw, e.wd[i]), min(d.mr, e.ud[i]+e.wd[i])
 	} else {
 		mu, mw = e.minDetrended(e.n-k, e.n)
+		mr = e.shortestSince(k)
 	}
-	d.mu, d.mw, d.minOK = mu, mw, true
+	d.mu, d.mw, d.mr, d.minOK = mu, mw, mr, true
 	var rise, sp int64
 	if d.fellU {
 		rise, sp = mw-(d.yRaw+e.trend(d.ty)), e.spW
@@ -261,7 +263,7 @@ func (e *Estimator) weighDoubt() Event {
 	// (hand-written dsl-upload: a 0.7 ms doubt decided 28 s later, inside
 	// a 250 ms uplink bloat, restarted on it: 47 ms of error). Wait for
 	// one that does.
-	if e.shortestSince(k)-d.rtt > d.size+prec+noise {
+	if d.mr-d.rtt > d.size+prec+noise {
 		return EventNone
 	}
 	// The other side rose with the fall: the clock stepped. No ping can
