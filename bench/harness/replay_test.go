@@ -47,6 +47,8 @@ func TestReplayedScenarios(t *testing.T) {
 		{878, 1, 0, 0, "a version of the fix below that gave A back its old certainty: on a 292ms round trip with 17ms of jitter, a path change came back within the floors' wide precision, and A took its old value at its old error (16ms of error under a bound of 15 for 40s, 97.6%)"},
 		{3813, 1, 0, 0, "as seed 2, under a version of the fix below that counted a round trip shorter than before the restart as away: a path change back near it was taken for the path's return, and A dropped the ramp (0.94ms under 0.73ms for 6 minutes, 68.6%)"},
 		{5334, 4, 1, 50 * time.Millisecond, "pinged at 20 Hz, a 52s suspend came back to a downlink queued 15ms deep: the acquisition took the queued floors, and the drain, ending it, was taken for a path change, though it took the round trip back to what it was before the restart (7.4ms of error for the rest of the run, 88.5%)"},
+		{2117, 1, 2, 0, "a client slew began while the uplink's route was flapped up 26ms: the offset, not yet following it, left the interval the newest samples allow by 4ms and stayed out until the slew was seen (p99 5.0ms)"},
+		{1620, 1, 4, 0, "a server slew on a 1.3ms round trip behind 1.7ms of downlink jitter, seen late: the offset left what the newest samples allow by 8ms (p99 9.5ms)"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("random:%d/seed%d", tt.scenario, tt.seed), func(t *testing.T) {

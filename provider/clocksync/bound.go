@@ -123,14 +123,26 @@ const riseHold = 5 * time.Second
 // 78 ppm and some beyond 500 ppm.
 const driftPrior = 200e-6
 
-// recentHard is the hard bound on the detrended offset theta from the
-// floors of the newest samples (recentWindow, at least recentMin): the
-// offset lies between −(downlink floor) and the uplink floor, up to what
-// the drift's error moves them over that span.
-// It also reports whether theta lies outside the interval those samples
-// allow, beyond what the drift's error moves it: an estimate they prove
-// wrong.
-func (e *Estimator) recentHard(now, theta int64) (hard int64, outside bool) {
+// allowed is the interval of detrended offsets the newest samples allow:
+// each sample puts the offset between −(its downlink delta) and its uplink
+// delta, whatever the path does, and the drift's error widens that by what
+// it moves them over their span.
+type allowed struct{ lo, hi int64 }
+
+// hard is how far the offset theta may be from the truth: to the far end.
+func (a allowed) hard(theta int64) int64 { return max(theta-a.lo, a.hi-theta) }
+
+// excludes reports whether the newest samples prove theta wrong.
+func (a allowed) excludes(theta int64) bool { return theta < a.lo || theta > a.hi }
+
+// nearest is the offset the newest samples allow closest to theta: as the
+// truth lies in the interval, it is never further from the truth than
+// theta.
+func (a allowed) nearest(theta int64) int64 { return min(max(theta, a.lo), a.hi) }
+
+// newestAllow returns the interval the newest samples (recentWindow, at
+// least recentMin) allow, or false when they bound nothing.
+func (e *Estimator) newestAllow(now int64) (allowed, bool) {
 	mu, mw := int64(math.MaxInt64), int64(math.MaxInt64)
 	k := 0
 	for ; k < min(e.n, recentMax); k++ {
@@ -141,17 +153,17 @@ func (e *Estimator) recentHard(now, theta int64) (hard int64, outside bool) {
 		mu, mw = min(mu, e.ud[i]), min(mw, e.wd[i])
 	}
 	if k == 0 {
-		return math.MaxInt64, false
+		return allowed{}, false
 	}
 	// Floors whose sum is below zero cannot both be the path's: the clock
 	// stepped among these samples (a jump not yet confirmed), and they
 	// bound nothing.
 	if mu+mw < 0 {
-		return math.MaxInt64, false
+		return allowed{}, false
 	}
 	span := now - e.t[e.at(e.n-k)]
 	tilt := int64(3*e.boundSE()*float64(max(span, e.span()))) + int64(20*time.Microsecond)
-	return max(theta+mw, mu-theta) + tilt, theta > mu+tilt || theta < -mw-tilt
+	return allowed{-mw - tilt, mu + tilt}, true
 }
 
 // driftTilt bounds how far the drift's error tilts the detrended floors

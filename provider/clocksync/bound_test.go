@@ -48,10 +48,8 @@ func TestRecentFloorsAcrossAStepBoundNothing(t *testing.T) {
 		t.Fatalf("want the step's first samples held out, unconfirmed: below %d/%d, stats %+v", e.belowU, e.belowW, e.Stats())
 	}
 	now := e.t[e.at(e.n-1)]
-	for theta := -time.Second; theta <= time.Second; theta += ms {
-		if got, _ := e.recentHard(now, int64(theta)); got != math.MaxInt64 {
-			t.Fatalf("recentHard(θ = %v) = %v, want no bound", theta, time.Duration(got))
-		}
+	if a, ok := e.newestAllow(now); ok {
+		t.Fatalf("newestAllow = %+v, want no bound", a)
 	}
 }
 
@@ -73,11 +71,11 @@ func TestSpacingLeavesOutHeldSamples(t *testing.T) {
 	}
 }
 
-// TestRecentHardOutside: the newest samples put the offset between minus
-// their downlink floor and their uplink floor; an estimate beyond either
-// end, by more than the drift's error moves them, is one they prove wrong,
-// and its bound must reach the far end.
-func TestRecentHardOutside(t *testing.T) {
+// TestNewestAllow: the newest samples put the offset between minus their
+// downlink floor and their uplink floor; an estimate beyond either end, by
+// more than the drift's error moves them, is one they prove wrong: its
+// bound must reach the far end, and the nearest end is the better offset.
+func TestNewestAllow(t *testing.T) {
 	e := newEst(t)
 	// 20 samples 100 ms apart, detrended uplink floor 3 ms and downlink
 	// floor 2 ms: the offset lies in [−2 ms, 3 ms].
@@ -90,21 +88,30 @@ func TestRecentHardOutside(t *testing.T) {
 	e.fitted, e.rSE, e.rSEBound = true, 0, 0
 	now := e.t[19]
 	tilt := int64(20 * time.Microsecond)
+	a, ok := e.newestAllow(now)
+	if !ok {
+		t.Fatal("newestAllow: no interval")
+	}
 	tests := []struct {
 		theta   time.Duration
 		hard    time.Duration
 		outside bool
+		nearest time.Duration
 	}{
-		{0, 3 * ms, false},
-		{3 * ms, 5 * ms, false},
-		{-2 * ms, 5 * ms, false},
-		{4 * ms, 6 * ms, true},
-		{-7 * ms, 10 * ms, true},
+		{0, 3 * ms, false, 0},
+		{3 * ms, 5 * ms, false, 3 * ms},
+		{-2 * ms, 5 * ms, false, -2 * ms},
+		{4 * ms, 6 * ms, true, 3 * ms},
+		{-7 * ms, 10 * ms, true, -2 * ms},
 	}
 	for _, tt := range tests {
-		h, out := e.recentHard(now, int64(tt.theta))
-		if h != int64(tt.hard)+tilt || out != tt.outside {
-			t.Errorf("θ = %v: hard %v, outside %v; want %v, %v", tt.theta, time.Duration(h-tilt), out, tt.hard, tt.outside)
+		h, out, near := a.hard(int64(tt.theta)), a.excludes(int64(tt.theta)), a.nearest(int64(tt.theta))
+		wantNear := int64(tt.nearest)
+		if tt.outside {
+			wantNear += int64(math.Copysign(float64(tilt), float64(tt.theta))) // the interval's end, widened by the tilt
+		}
+		if h != int64(tt.hard)+tilt || out != tt.outside || near != wantNear {
+			t.Errorf("θ = %v: hard %v, outside %v, nearest %v; want %v, %v, %v", tt.theta, time.Duration(h-tilt), out, time.Duration(near), tt.hard, tt.outside, time.Duration(wantNear))
 		}
 	}
 }

@@ -255,6 +255,7 @@ type Estimator struct {
 	kinks        int     // bins in a row whose slope bent away (steps.go)
 	bendErr      int64   // what an unconfirmed bend can have added to the offset
 	bendRate     float64 // how far its rate is from the drift's
+	modelOffset  int64   // the offset the model gave at est.At, before the newest samples' clamp (ns)
 	bendSince    int64   // client time the unconfirmed bend began by, if bending
 	bending      bool
 	dirSlopes    dirSlopes
@@ -636,18 +637,28 @@ func (e *Estimator) update(now int64) {
 	// samples held out below them: only then, or with theta beyond the
 	// window's, can they prove it wrong.)
 	rh, outside := int64(math.MaxInt64), false
+	var allow allowed
 	if bound > hard || crossed || theta > fu || theta < -fw || all.minU < fu || all.minW < fw {
-		rh, outside = e.recentHard(now, theta)
+		var ok bool
+		if allow, ok = e.newestAllow(now); ok {
+			rh, outside = allow.hard(theta), allow.excludes(theta)
+		}
 	}
 	if (bound > hard || crossed) && rh < math.MaxInt64 { // (the window's floors are lower: no cap below that; none: no cap)
 		bound = min(bound, rh+min(e.bendErr, int64(e.bendRate*float64(recentWindow))))
 	} else if crossed && e.bound < 0 {
 		bound = min(bound, windowHard) // (before any statistical bound: what there was)
 	}
+	// The offset the model gives, before the newest samples correct it:
+	// what a bend is judged against (steps.go).
+	e.modelOffset = theta + e.trend(now)
 	if outside {
 		// The newest samples prove the estimate wrong (a rate change or
-		// a step not yet seen): the offset is anywhere they allow.
+		// a step not yet seen): the offset is anywhere they allow, and
+		// the nearest of those is closer to the truth. The bound that
+		// held for theta holds for it.
 		bound = max(bound, rh)
+		theta = allow.nearest(theta)
 	}
 	// What a clock move under way can add, which the newest samples may
 	// straddle: as far again as it lifted a floor (path.go); a fresh fall

@@ -503,7 +503,7 @@ func (e *Estimator) bendExplains(rK float64, span int, since int64) bool {
 		minU = min(minU, e.u[i]-int64(rK*dt))
 		minW = min(minW, e.w[i]+int64(rK*dt))
 	}
-	moved := (minU-minW-e.asym)/2 - (int64(e.est.Offset) + int64(e.r*float64(end-int64(e.est.At))))
+	moved := (minU-minW-e.asym)/2 - (e.modelOffset + int64(e.r*float64(end-int64(e.est.At))))
 	bend := int64((rK - e.r) * float64(end-since))
 	tolU, tolW := e.floorTolerance()
 	return moved >= min(0, bend)-(tolU+tolW)/2 && moved <= max(0, bend)+(tolU+tolW)/2
