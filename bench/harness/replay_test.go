@@ -49,6 +49,8 @@ func TestReplayedScenarios(t *testing.T) {
 		{5334, 4, 1, 50 * time.Millisecond, "pinged at 20 Hz, a 52s suspend came back to a downlink queued 15ms deep: the acquisition took the queued floors, and the drain, ending it, was taken for a path change, though it took the round trip back to what it was before the restart (7.4ms of error for the rest of the run, 88.5%)"},
 		{2117, 1, 2, 0, "a client slew began while the uplink's route was flapped up 26ms: the offset, not yet following it, left the interval the newest samples allow by 4ms and stayed out until the slew was seen (p99 5.0ms)"},
 		{1620, 1, 4, 0, "a server slew on a 1.3ms round trip behind 1.7ms of downlink jitter, seen late: the offset left what the newest samples allow by 8ms (p99 9.5ms)"},
+		{1246, 2, 0, 0, "a server slew began while a queue held the uplink up: the downlink's rise went 35s unseen as a slew, and the offset fell 13ms behind under a bound of 1.4 to 2ms (98.0%)"},
+		{1069, 3, 0, 0, "a 153ms client step on a 174ms round trip behind 7ms of Pareto jitter on the uplink, which hid its fall there: for 14s the bound sat under the error (98.7%)"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("random:%d/seed%d", tt.scenario, tt.seed), func(t *testing.T) {

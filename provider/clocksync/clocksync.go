@@ -660,6 +660,9 @@ func (e *Estimator) update(now int64) {
 		bound = max(bound, rh)
 		theta = allow.nearest(theta)
 	}
+	// A floor's rise whose other half the other direction may hide
+	// (hidden.go).
+	bound += e.hiddenRise(fu, fw, tolU, tolW, meanU, meanW)
 	// What a clock move under way can add, which the newest samples may
 	// straddle: as far again as it lifted a floor (path.go); a fresh fall
 	// in doubt; samples held out below a floor, which may be a jump.
