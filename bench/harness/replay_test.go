@@ -50,6 +50,8 @@ func TestReplayedScenarios(t *testing.T) {
 		{2117, 1, 2, 0, "a client slew began while the uplink's route was flapped up 26ms: the offset, not yet following it, left the interval the newest samples allow by 4ms and stayed out until the slew was seen (p99 5.0ms)"},
 		{1620, 1, 4, 0, "a server slew on a 1.3ms round trip behind 1.7ms of downlink jitter, seen late: the offset left what the newest samples allow by 8ms (p99 9.5ms)"},
 		{1246, 2, 0, 0, "a server slew began while a queue held the uplink up: the downlink's rise went 35s unseen as a slew, and the offset fell 13ms behind under a bound of 1.4 to 2ms (98.0%)"},
+		{5652, 1, 0, 0, "a 24.9ms client step 13s after the downlink's floor rose 27.6ms, that rise not yet classified: its fall there stayed above the window's stale floor, and its uplink rise read as a one-sided path change, 24.9ms of error under 11 to 21ms for 44s (96.3%)"},
+		{1368, 3, 0, 0, "an 18.2ms client step 3s after a handover lifted the uplink 12ms: the uplink's fall from there went below its floor by only 6.5ms, which the floor took, and the downlink's rise read as a one-sided path change (19ms of error under 15.4ms for 45s, 96.2%)"},
 		{1069, 3, 0, 0, "a 153ms client step on a 174ms round trip behind 7ms of Pareto jitter on the uplink, which hid its fall there: for 14s the bound sat under the error (98.7%)"},
 	}
 	for _, tt := range tests {

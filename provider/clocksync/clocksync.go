@@ -252,6 +252,7 @@ type Estimator struct {
 	wanU, wanW   int64   // floorWander at the last bin: fast
 	slowU, slowW int64   // and slow
 	youngErr     int64   // half the falls followed as a young window's convergence
+	fellU, fellW bool    // a rise the other direction fell by as it came, while it lasts (hidden.go)
 	kinks        int     // bins in a row whose slope bent away (steps.go)
 	bendErr      int64   // what an unconfirmed bend can have added to the offset
 	bendRate     float64 // how far its rate is from the drift's

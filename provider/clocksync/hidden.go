@@ -18,12 +18,19 @@ const (
 	// exponential jitter the minimum of k samples sits above the floor by
 	// more than c·mean/k with probability e^−c.
 	hiddenSpread = 4
+	// fallBack is how many of the newest samples a fall of the other
+	// direction is looked for in: the minimum of hiddenSamples of them
+	// in a row, before the move, against the newest hiddenSamples'. A
+	// rise shows only once hiddenSamples samples followed it, and a run
+	// of samples can begin a few late (a reset at the move).
+	fallBack = 3 * hiddenSamples
 )
 
 // hiddenRise returns how far one floor has risen over the newest
 // hiddenSamples samples when the other direction's, over the same
-// samples, sit further above its own: a clock move of that size whose
-// other half they hide. It returns 0 when the other floor shows in place
+// samples, sit further above its own, or fell by most of as much as it
+// came: a clock move of that size whose other half they hide, or show
+// against a level the window's floor does not. It returns 0 when the other floor shows in place
 // or neither rose beyond its jitter. fu and fw are the window's detrended
 // floors, tolU and tolW their tolerances, meanU and meanW the mean excess
 // of samples over them.
@@ -41,12 +48,59 @@ func (e *Estimator) hiddenRise(fu, fw, tolU, tolW, meanU, meanW int64) int64 {
 	riseU, riseW := mu-fu, mw-fw
 	sigU := tolU + hiddenSpread*meanU/hiddenSamples
 	sigW := tolW + hiddenSpread*meanW/hiddenSamples
+	// A rise the other direction was seen to fall by as it came stays
+	// suspect as long as it lasts. Both moves must be twice the jitter's
+	// threshold: the fall is measured from the highest of many minima,
+	// and at once the threshold widened the named profiles' bounds by 6%
+	// (congested's by 36%).
+	e.fellU = riseU > sigU && (e.fellU || (riseU > 2*sigU && e.fellFrom(e.wd, mw, riseU, 2*sigW)))
+	e.fellW = riseW > sigW && (e.fellW || (riseW > 2*sigW && e.fellFrom(e.ud, mu, riseW, 2*sigU)))
 	var hidden int64
-	if riseW > sigW && riseU > max(sigU, riseW) {
+	if riseW > sigW && (riseU > max(sigU, riseW) || e.fellW) {
 		hidden = riseW
 	}
-	if riseU > sigU && riseW > max(sigW, riseU) {
+	if riseU > sigU && (riseW > max(sigW, riseU) || e.fellU) {
 		hidden = max(hidden, riseU)
 	}
 	return hidden
+}
+
+// fellFrom reports whether the other direction's delays d, whose newest
+// hiddenSamples have minimum newest, fell by most of rise, and beyond its
+// jitter sig, from the highest minimum of hiddenSamples of them in a row
+// among the newest fallBack: the clock move's other half, seen against a
+// level the window's floor may not show. random:5652: a client step came
+// while the downlink sat raised by a rise not yet classified; its fall
+// there stayed above the stale floor, and its uplink rise read as a
+// one-sided path change for 44s, 24.9ms of error under 11 to 21ms.
+func (e *Estimator) fellFrom(d []int64, newest, rise, sig int64) bool {
+	if e.n < fallBack {
+		return false
+	}
+	// The minimum of each hiddenSamples in a row, from running minima
+	// within blocks of that size: for the window starting at k, the
+	// minimum from k to its block's end and from the next block's start
+	// to the window's end.
+	var fromK [fallBack]int64 // the minimum from k to the end of k's block
+	first := e.n - fallBack
+	for b := fallBack - hiddenSamples; b >= 0; b -= hiddenSamples {
+		m := d[e.at(first+b+hiddenSamples-1)]
+		for k := b + hiddenSamples - 1; k >= b; k-- {
+			m = min(m, d[e.at(first+k)])
+			fromK[k] = m
+		}
+	}
+	level, toK := fromK[0], int64(0)
+	for k := 1; k+hiddenSamples <= fallBack; k++ {
+		// toK: the minimum from the block after k's start to k+hiddenSamples-1.
+		end := k + hiddenSamples - 1
+		if end%hiddenSamples == 0 {
+			toK = d[e.at(first+end)]
+		} else {
+			toK = min(toK, d[e.at(first+end)])
+		}
+		level = max(level, min(fromK[k], toK))
+	}
+	fall := level - newest
+	return fall > sig && 3*fall >= 2*rise
 }

@@ -38,33 +38,93 @@ func TestSlewBehindARaisedRouteStaysInTheBound(t *testing.T) {
 }
 
 // TestHiddenRise: a rise counts only beyond the jitter, and only while the
-// other direction's newest samples sit higher still above their floor.
+// other direction's newest samples sit higher still above their floor, or
+// fell by most of the rise from where they sat before it, within fallBack
+// samples.
 func TestHiddenRise(t *testing.T) {
 	const tol, mean = int64(100 * time.Microsecond), int64(1200 * time.Microsecond) // the rise must pass tol + 4·mean/12 = 0.5ms
+	const n = 40
 	tests := []struct {
-		name         string
-		riseU, riseW time.Duration // the newest samples' minimum above each floor
-		want         time.Duration
+		name             string
+		riseU, riseW     time.Duration // the newest samples' minimum above each floor
+		run              int           // samples since the rising side's run began (the newest)
+		beforeU, beforeW time.Duration // the minimum above each floor before that
+		want             time.Duration
 	}{
-		{"in place", 0, 0, 0},
-		{"downlink rose, uplink in place", 0, 3 * ms, 0},
-		{"downlink rose, uplink hidden", 25 * ms, 3 * ms, 3 * ms},
-		{"uplink rose, downlink hidden", 4 * ms, 9 * ms, 4 * ms},
-		{"a rise within the jitter", 25 * ms, 400 * time.Microsecond, 0},
-		{"both rose: the smaller, which the larger may hide", 2 * ms, 3 * ms, 2 * ms},
+		{"in place", 0, 0, 0, 0, 0, 0},
+		{"downlink rose, uplink in place", 0, 3 * ms, 20, 0, 0, 0},
+		{"downlink rose, uplink hidden", 25 * ms, 3 * ms, 20, 25 * ms, 0, 3 * ms},
+		{"uplink rose, downlink hidden", 4 * ms, 9 * ms, 20, 0, 9 * ms, 4 * ms},
+		{"a rise within the jitter", 25 * ms, 400 * time.Microsecond, 20, 25 * ms, 0, 0},
+		{"both rose: the smaller, which the larger may hide", 2 * ms, 3 * ms, 20, 0, 0, 2 * ms},
+		{"uplink rose as the raised downlink fell as far", 25 * ms, 300 * time.Microsecond, 20, 0, 25300 * time.Microsecond, 25 * ms},
+		{"uplink rose as the downlink fell by most of it", 25 * ms, 10 * ms, 20, 0, 28 * ms, 25 * ms},
+		{"uplink rose as the downlink fell by a third of it", 25 * ms, 300 * time.Microsecond, 20, 0, 8300 * time.Microsecond, 0},
+		{"uplink rose as the downlink fell within its jitter", 600 * time.Microsecond, 0, 20, 0, 400 * time.Microsecond, 0},
+		{"both moves within twice the jitter", 800 * time.Microsecond, 300 * time.Microsecond, 20, 0, 1100 * time.Microsecond, 0},
+		{"a fall longer ago than fallBack samples", 25 * ms, 300 * time.Microsecond, fallBack - hiddenSamples + 1, 0, 25300 * time.Microsecond, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEst(t)
-			for i := range hiddenSamples + 4 {
+			for i := range n {
 				e.t[i] = int64(i) * int64(100*ms)
-				e.ud[i] = int64(tt.riseU) + int64(i%3)*int64(ms)
-				e.wd[i] = int64(tt.riseW) + int64(i%5)*int64(ms)
+				levelU, levelW := tt.riseU, tt.riseW
+				if i < n-tt.run {
+					levelU, levelW = tt.beforeU, tt.beforeW
+				}
+				e.ud[i] = int64(levelU) + int64(i%3)*int64(ms)
+				e.wd[i] = int64(levelW) + int64(i%5)*int64(ms)
 			}
-			e.n = hiddenSamples + 4
+			e.n = n
 			if got := e.hiddenRise(0, 0, tol, tol, mean, mean); got != int64(tt.want) {
 				t.Errorf("hiddenRise = %v, want %v", time.Duration(got), tt.want)
 			}
 		})
+	}
+}
+
+// TestHiddenRiseLasts: a rise seen with the other direction's fall stays
+// in the bound after that fall has left the samples looked at, until the
+// rise itself goes.
+func TestHiddenRiseLasts(t *testing.T) {
+	const tol, mean = int64(100 * time.Microsecond), int64(1200 * time.Microsecond)
+	// The uplink rises 25ms at move as the downlink falls from 25.3ms to
+	// 0.3ms; the uplink goes back at back and rises again at again.
+	const n, move, back, again = 170, 40, 100, 130
+	fill := func(e *Estimator) {
+		for i := range n {
+			e.t[i] = int64(i) * int64(100*ms)
+			u, w := int64(0), int64(300*time.Microsecond)
+			if i < move {
+				w = int64(25300 * time.Microsecond)
+			}
+			if (i >= move && i < back) || i >= again {
+				u = int64(25 * ms)
+			}
+			e.ud[i] = u + int64(i%3)*int64(ms)
+			e.wd[i] = w + int64(i%5)*int64(ms)
+		}
+	}
+	seen, fresh := newEst(t), newEst(t)
+	fill(seen)
+	fill(fresh)
+	tests := []struct {
+		name string
+		e    *Estimator
+		n    int
+		want time.Duration
+	}{
+		{"just after the move", seen, move + hiddenSamples, 25 * ms},
+		{"the fall long gone, the rise seen with it", seen, back - 1, 25 * ms},
+		{"the same samples, the fall never seen", fresh, back - 1, 0},
+		{"the rise gone", seen, back + hiddenSamples, 0},
+		{"risen again, no fall with it", seen, n, 0},
+	}
+	for _, tt := range tests {
+		tt.e.n = tt.n
+		if got := tt.e.hiddenRise(0, 0, tol, tol, mean, mean); got != int64(tt.want) {
+			t.Errorf("%s: hiddenRise = %v, want %v", tt.name, time.Duration(got), tt.want)
+		}
 	}
 }
