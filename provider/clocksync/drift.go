@@ -84,24 +84,31 @@ const shortBins = 64
 // 20 ppm beyond the errors, tried, helped queued paths such as random:135
 // and cost clean ones with wander as much.)
 func (e *Estimator) driftFit() (r, se float64, ok bool) {
-	e.rSEBound = 0
+	e.rSEBound, e.rApart = 0, 0
 	if e.binN <= shortBins {
-		return e.regressBins(0)
+		r, se, ok = e.regressBins(0)
+		e.rApart = e.slopesApart
+		return r, se, ok
 	}
 	rs, ses, oks := e.regressBins(e.binN - shortBins)
+	apartS := e.slopesApart
 	rl, sel, okl := e.regressBins(0)
+	apartL := e.slopesApart
 	switch {
 	case !okl:
+		e.rApart = apartS
 		return rs, ses, oks
 	case !oks:
+		e.rApart = apartL
 		return rl, sel, true
 	case math.Abs(rs-rl) <= 3*math.Hypot(ses, sel):
 		// The bound keeps the recent history's error: the long one's
 		// assumes a rate that held for 512 s, which only the agreement
 		// supports.
-		e.rSEBound = ses
+		e.rSEBound, e.rApart = ses, apartL
 		return rl, sel, true
 	}
+	e.rApart = apartS
 	return rs, ses, true
 }
 
@@ -155,6 +162,7 @@ func (e *Estimator) regressBins(from int) (r, se float64, ok bool) {
 func (e *Estimator) fitOnce(from int, guess float64, weighted bool) (r, se float64, ok bool) {
 	e.xs, e.ys, e.ws = e.xs[:0], e.ys[:0], e.ws[:0]
 	e.segs = e.segs[:0]
+	e.slopesApart = 0
 	split := 0
 	for dir := range 2 {
 		start := len(e.xs)
@@ -213,8 +221,10 @@ func (e *Estimator) fitOnce(from int, guess float64, weighted bool) (r, se float
 	// A queue that fills one direction for longer than the history makes
 	// its ramp look like the floor. The clock tilts both directions alike:
 	// when they disagree by more than their errors allow, trust the one
-	// that agrees with the drift known so far.
+	// that agrees with the drift known so far. After a rate change that
+	// may be the wrong one, which the bound allows for (slopesApart).
 	if math.Abs(su-sw) > 3*math.Hypot(seU, seW)+slopeSlack {
+		e.slopesApart = math.Abs(su-sw) / 3
 		if math.Abs(su-e.r) <= math.Abs(sw-e.r) {
 			return su, seU, true
 		}

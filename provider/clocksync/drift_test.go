@@ -48,3 +48,48 @@ func TestDriftOutlastsQueues(t *testing.T) {
 		t.Errorf("median worst drift error %.1f ppm, want <= 15", m)
 	}
 }
+
+// TestDirectionsApartWidenOnlyTheBound: when the two directions' floors
+// tilt differently, the fit takes the one nearer the drift known so far;
+// the other may be the clock's (a rate change with a one-way floor step,
+// random:5251 at 2 Hz: the drift 60 ppm off for 40s under an error of
+// 4–9 ppm). rApart carries a third of the difference to the bound alone.
+func TestDirectionsApartWidenOnlyTheBound(t *testing.T) {
+	tests := []struct {
+		name         string
+		ppmU, ppmW   float64 // each direction's floor slope, as a rate
+		wantApartPPM float64
+	}{
+		{"agree", 30, 30, 0},
+		{"apart within their errors", 30, 31, 0},
+		{"apart", 30, 90, 20},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEst(t)
+			e.r = tt.ppmU * 1e-6 // the drift known so far agrees with the uplink
+			rng := rand.New(rand.NewPCG(1, 2))
+			for k := range 40 {
+				at := int64(k) * binDuration
+				jit := func() int64 { return rng.Int64N(int64(20 * time.Microsecond)) }
+				e.bins[k] = bin{start: at, tu: at, tw: at,
+					minU: int64(tt.ppmU*1e-6*float64(at)) + jit(), minW: -int64(tt.ppmW*1e-6*float64(at)) + jit()}
+			}
+			e.binN = 40
+			r, se, ok := e.driftFit()
+			if !ok {
+				t.Fatal("no fit")
+			}
+			e.rSE, e.fitted = se, true
+			if se := e.boundSE() * 1e6; se > 5 {
+				t.Errorf("the rules' drift error %.1f ppm, want the fit's own (< 5)", se)
+			}
+			if math.Abs(r*1e6-tt.ppmU) > 2 {
+				t.Errorf("drift %.1f ppm, want the uplink's %v", r*1e6, tt.ppmU)
+			}
+			if math.Abs(e.rApart*1e6-tt.wantApartPPM) > 1 {
+				t.Errorf("rApart %.1f ppm, want %v", e.rApart*1e6, tt.wantApartPPM)
+			}
+		})
+	}
+}
