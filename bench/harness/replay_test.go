@@ -53,6 +53,7 @@ func TestReplayedScenarios(t *testing.T) {
 		{5652, 1, 0, 0, "a 24.9ms client step 13s after the downlink's floor rose 27.6ms, that rise not yet classified: its fall there stayed above the window's stale floor, and its uplink rise read as a one-sided path change, 24.9ms of error under 11 to 21ms for 44s (96.3%)"},
 		{1368, 3, 0, 0, "an 18.2ms client step 3s after a handover lifted the uplink 12ms: the uplink's fall from there went below its floor by only 6.5ms, which the floor took, and the downlink's rise read as a one-sided path change (19ms of error under 15.4ms for 45s, 96.2%)"},
 		{5251, 3, 0, 500 * time.Millisecond, "pinged at 2 Hz, a server slew began as the uplink's floor rose 2.1ms: the drift fit took the direction whose tilt was nearer the old rate, 60 ppm from the new one, under an error of 4 to 9 ppm, and the offset fell 2.7ms behind under 1.8 for 33s (97.1%)"},
+		{3679, 2, 0, 0, "a 1.9ms client step on a 2ms round trip behind exponential jitter: a path change took its first sample's 0.42ms fall into A a sample before the jump was seen, and A's error kept only 0.22ms of it (0.21ms of error under 0.19 for minutes, 63.7%)"},
 		{1069, 3, 0, 0, "a 153ms client step on a 174ms round trip behind 7ms of Pareto jitter on the uplink, which hid its fall there: for 14s the bound sat under the error (98.7%)"},
 	}
 	for _, tt := range tests {

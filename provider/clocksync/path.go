@@ -438,6 +438,25 @@ func (e *Estimator) undoPathChangesSince(t int64) {
 	}
 }
 
+// pathTookClock returns how far the path changes since t moved A, when
+// they moved it the way a clock move of the floors' change a−b (move)
+// would, and by no more: part of that move, taken for the path; else 0.
+func (e *Estimator) pathTookClock(t, move int64) int64 {
+	oldest := max(0, e.pathLogN-numPathLog)
+	k := e.pathLogN
+	for k > oldest && e.pathLog[(k-1)%numPathLog].at >= t {
+		k--
+	}
+	if k == e.pathLogN {
+		return 0
+	}
+	dA := e.asym - e.pathLog[k%numPathLog].before.asym
+	if dA == 0 || (dA > 0) != (move > 0) || abs64(dA) > abs64(move) {
+		return 0
+	}
+	return abs64(dA)
+}
+
 // forgetPaths drops the remembered path states: after the clock jumped,
 // shifted its rate or went unseen for a window, the floors they were seen
 // at no longer compare with today's.
