@@ -51,8 +51,8 @@ func (e *Estimator) hiddenRise(fu, fw, tolU, tolW, meanU, meanW int64) int64 {
 	// A rise the other direction was seen to fall by as it came stays
 	// suspect as long as it lasts. Both moves must be twice the jitter's
 	// threshold: the fall is measured from the highest of many minima,
-	// and at once the threshold widened the named profiles' bounds by 6%
-	// (congested's by 36%).
+	// and at the threshold itself they widened the named profiles'
+	// bounds by 5% (congested's by 36%).
 	e.fellU = riseU > sigU && (e.fellU || (riseU > 2*sigU && e.fellFrom(e.wd, mw, riseU, 2*sigW)))
 	e.fellW = riseW > sigW && (e.fellW || (riseW > 2*sigW && e.fellFrom(e.ud, mu, riseW, 2*sigU)))
 	var hidden int64
