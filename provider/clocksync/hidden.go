@@ -30,10 +30,11 @@ const (
 // hiddenSamples samples when the other direction's, over the same
 // samples, sit further above its own, or fell by most of as much as it
 // came: a clock move of that size whose other half they hide, or show
-// against a level the window's floor does not. It returns 0 when the other floor shows in place
-// or neither rose beyond its jitter. fu and fw are the window's detrended
-// floors, tolU and tolW their tolerances, meanU and meanW the mean excess
-// of samples over them.
+// against a level the window's floor does not. It returns 0 when the
+// other floor shows in place or neither rose beyond its jitter, and
+// keeps, in fellU and fellW, which rise came with such a fall. fu and fw
+// are the window's detrended floors, tolU and tolW their tolerances,
+// meanU and meanW the mean excess of samples over them.
 func (e *Estimator) hiddenRise(fu, fw, tolU, tolW, meanU, meanW int64) int64 {
 	if e.n < hiddenSamples {
 		return 0
@@ -77,10 +78,15 @@ func (e *Estimator) fellFrom(d []int64, newest, rise, sig int64) bool {
 	if e.n < fallBack {
 		return false
 	}
-	// The minimum of each hiddenSamples in a row, from running minima
-	// within blocks of that size: for the window starting at k, the
-	// minimum from k to its block's end and from the next block's start
-	// to the window's end.
+	fall := e.highestMin(d) - newest
+	return fall > sig && 3*fall >= 2*rise
+}
+
+// highestMin returns the highest minimum of hiddenSamples of d's newest
+// fallBack values in a row (e.n >= fallBack), from running minima within
+// blocks of hiddenSamples: for the run starting at k, the minimum from k
+// to its block's end and from the next block's start to the run's end.
+func (e *Estimator) highestMin(d []int64) int64 {
 	var fromK [fallBack]int64 // the minimum from k to the end of k's block
 	first := e.n - fallBack
 	for b := fallBack - hiddenSamples; b >= 0; b -= hiddenSamples {
@@ -92,8 +98,7 @@ func (e *Estimator) fellFrom(d []int64, newest, rise, sig int64) bool {
 	}
 	level, toK := fromK[0], int64(0)
 	for k := 1; k+hiddenSamples <= fallBack; k++ {
-		// toK: the minimum from the block after k's start to k+hiddenSamples-1.
-		end := k + hiddenSamples - 1
+		end := k + hiddenSamples - 1 // toK: from end's block start to end
 		if end%hiddenSamples == 0 {
 			toK = d[e.at(first+end)]
 		} else {
@@ -101,6 +106,5 @@ func (e *Estimator) fellFrom(d []int64, newest, rise, sig int64) bool {
 		}
 		level = max(level, min(fromK[k], toK))
 	}
-	fall := level - newest
-	return fall > sig && 3*fall >= 2*rise
+	return level
 }

@@ -2,6 +2,7 @@ package clocksync
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -125,6 +126,31 @@ func TestHiddenRiseLasts(t *testing.T) {
 		tt.e.n = tt.n
 		if got := tt.e.hiddenRise(0, 0, tol, tol, mean, mean); got != int64(tt.want) {
 			t.Errorf("%s: hiddenRise = %v, want %v", tt.name, time.Duration(got), tt.want)
+		}
+	}
+}
+
+// TestHighestMinMatchesAScan: the block minima give what a scan of every
+// run of hiddenSamples gives, wherever the window's ring starts.
+func TestHighestMinMatchesAScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for trial := range 200 {
+		e := newEst(t)
+		e.head = rng.IntN(len(e.ud))
+		e.n = fallBack + rng.IntN(40)
+		for k := range e.n {
+			e.ud[e.at(k)] = rng.Int64N(1000) - 500
+		}
+		want := int64(math.MinInt64)
+		for k := e.n - fallBack; k+hiddenSamples <= e.n; k++ {
+			m := int64(math.MaxInt64)
+			for j := k; j < k+hiddenSamples; j++ {
+				m = min(m, e.ud[e.at(j)])
+			}
+			want = max(want, m)
+		}
+		if got := e.highestMin(e.ud); got != want {
+			t.Fatalf("trial %d: highestMin = %d, want %d", trial, got, want)
 		}
 	}
 }
