@@ -418,35 +418,35 @@ func (e *Estimator) holdErr(now int64) int64 {
 // is an inference too: A keeps what it took back as its error, in case
 // they were the path after all.
 func (e *Estimator) undoPathChangesSince(t int64) {
-	oldest := max(0, e.pathLogN-numPathLog)
+	k := e.pathsSince(t)
+	if k == e.pathLogN {
+		return
+	}
 	was, wasErr := e.asym, e.asymErr
-	undone := false
-	for e.pathLogN > oldest {
-		ev := e.pathLog[(e.pathLogN-1)%numPathLog]
-		if ev.at < t {
-			break
-		}
-		e.asym, e.asymErr = ev.before.asym, ev.before.asymErr
-		e.ref = ev.before
-		e.anchor = ev.before
-		e.pathLogN--
-		e.stats.PathChanges--
-		undone = true
+	before := e.pathLog[k%numPathLog].before
+	e.asym, e.asymErr = before.asym, before.asymErr
+	e.ref, e.anchor = before, before
+	e.stats.PathChanges -= int64(e.pathLogN - k)
+	e.pathLogN = k
+	e.asymErr = max(wasErr, e.asymErr+abs64(was-e.asym))
+}
+
+// pathsSince returns the log index of the oldest path change still logged
+// at or after t, or pathLogN if there is none.
+func (e *Estimator) pathsSince(t int64) int {
+	oldest := max(0, e.pathLogN-numPathLog)
+	k := e.pathLogN
+	for k > oldest && e.pathLog[(k-1)%numPathLog].at >= t {
+		k--
 	}
-	if undone {
-		e.asymErr = max(wasErr, e.asymErr+abs64(was-e.asym))
-	}
+	return k
 }
 
 // pathTookClock returns how far the path changes since t moved A, when
 // they moved it the way a clock move of the floors' change a−b (move)
 // would, and by no more: part of that move, taken for the path; else 0.
 func (e *Estimator) pathTookClock(t, move int64) int64 {
-	oldest := max(0, e.pathLogN-numPathLog)
-	k := e.pathLogN
-	for k > oldest && e.pathLog[(k-1)%numPathLog].at >= t {
-		k--
-	}
+	k := e.pathsSince(t)
 	if k == e.pathLogN {
 		return 0
 	}
