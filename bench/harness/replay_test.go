@@ -54,6 +54,8 @@ func TestReplayedScenarios(t *testing.T) {
 		{1368, 3, 0, 0, "an 18.2ms client step 3s after a handover lifted the uplink 12ms: the uplink's fall from there went below its floor by only 6.5ms, which the floor took, and the downlink's rise read as a one-sided path change (19ms of error under 15.4ms for 45s, 96.2%)"},
 		{5251, 3, 0, 500 * time.Millisecond, "pinged at 2 Hz, a server slew began as the uplink's floor rose 2.1ms: the drift fit took the direction whose tilt was nearer the old rate, 60 ppm from the new one, under an error of 4 to 9 ppm, and the offset fell 2.7ms behind under 1.8 for 33s (97.1%)"},
 		{3679, 2, 0, 0, "a 1.9ms client step on a 2ms round trip behind exponential jitter: a path change took its first sample's 0.42ms fall into A a sample before the jump was seen, and A's error kept only 0.22ms of it (0.21ms of error under 0.19 for minutes, 63.7%)"},
+		{6849, 2, 0, 0, "a client slew's first 2.9ms taken for a downlink fall, in doubt, moments before a 1.68s server step: the step's first sample, its uplink 1.67s below the floor, decided the doubt for the path, and the restart kept A (1.4ms of error under a bound of 1.2 for 18 minutes, 24.9%)"},
+		{6423, 3, 0, 0, "a 406ms server step 34s into a client slew: as random:6849 (97.3%)"},
 		{1069, 3, 0, 0, "a 153ms client step on a 174ms round trip behind 7ms of Pareto jitter on the uplink, which hid its fall there: for 14s the bound sat under the error (98.7%)"},
 	}
 	for _, tt := range tests {

@@ -537,7 +537,7 @@ func (e *Estimator) startAfresh() {
 	e.acquire(acquireSamples)
 	e.markRestart()
 	e.forgetPaths()
-	e.doubt.on = false
+	e.dropDoubt()
 	e.youngErr, e.wanU, e.wanW, e.slowU, e.slowW = 0, 0, 0, 0, 0
 }
 

@@ -348,3 +348,63 @@ func TestStepDuringARaisedRouteStaysInTheBound(t *testing.T) {
 		})
 	}
 }
+
+// TestRestartKeepsAnUndecidedDoubt: a restart of the window (a jump, a
+// silence) drops the samples that would decide a doubt. A keeps the
+// clock's reading of the fall as its error, unless the path change it
+// doubted was already taken back.
+func TestRestartKeepsAnUndecidedDoubt(t *testing.T) {
+	const size = int64(3 * ms)
+	for _, tc := range []struct {
+		name      string
+		on        bool
+		undone    bool
+		clockLike bool
+		restart   func(e *Estimator)
+		want      int64
+	}{
+		{"jump", true, false, false, func(e *Estimator) { e.restart(e.n) }, size},
+		{"silence", true, false, false, func(e *Estimator) { e.startAfresh() }, size},
+		{"clock-like", true, false, true, func(e *Estimator) { e.restart(e.n) }, 2 * size},
+		{"change taken back", true, true, false, func(e *Estimator) { e.restart(e.n) }, 0},
+		{"no doubt", false, false, false, func(e *Estimator) { e.restart(e.n) }, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEst(t)
+			at := int64(time.Minute)
+			e.pathLog[0] = pathEvent{at: at}
+			e.pathLogN = 1
+			if tc.undone {
+				e.pathLogN = 0
+			}
+			e.doubt = doubt{on: tc.on, size: size, at: at, from: at, clockLike: tc.clockLike}
+			tc.restart(e)
+			if e.doubt.on {
+				t.Error("the doubt is still on after the restart")
+			}
+			if e.asymErr != tc.want || e.ref.asymErr != tc.want {
+				t.Errorf("A's error %v, in the reference %v; want %v", time.Duration(e.asymErr), time.Duration(e.ref.asymErr), time.Duration(tc.want))
+			}
+		})
+	}
+}
+
+// TestDoubtIgnoresAFallNoPathMakes: the other side's floor falling by more
+// than its whole delay is a clock step under way, not a sign that the
+// doubted fall was the path's; a fall the path can make is.
+func TestDoubtIgnoresAFallNoPathMakes(t *testing.T) {
+	d := doubt{fellU: false, rtt: int64(17500 * time.Microsecond)}
+	for _, tc := range []struct {
+		fall time.Duration
+		want bool
+	}{
+		{ms, true},
+		{8 * ms, true},
+		{9 * ms, false},
+		{1670 * ms, false},
+	} {
+		if got := d.otherCouldFall(int64(tc.fall)); got != tc.want {
+			t.Errorf("otherCouldFall(%v) on a 17.5ms round trip = %v, want %v", tc.fall, got, tc.want)
+		}
+	}
+}

@@ -344,7 +344,7 @@ func (e *Estimator) restart(keep int) {
 	e.olderN, e.olderDirty = 0, true
 	e.bound = -1
 	e.binN, e.binsDone, e.cur = 0, 0, bin{}
-	e.doubt.on = false
+	e.dropDoubt()
 	e.memOK = false
 }
 
