@@ -56,6 +56,8 @@ func TestReplayedScenarios(t *testing.T) {
 		{3679, 2, 0, 0, "a 1.9ms client step on a 2ms round trip behind exponential jitter: a path change took its first sample's 0.42ms fall into A a sample before the jump was seen, and A's error kept only 0.22ms of it (0.21ms of error under 0.19 for minutes, 63.7%)"},
 		{6849, 2, 0, 0, "a client slew's first 2.9ms taken for a downlink fall, in doubt, moments before a 1.68s server step: the step's first sample, its uplink 1.67s below the floor, decided the doubt for the path, and the restart kept A (1.4ms of error under a bound of 1.2 for 18 minutes, 24.9%)"},
 		{6423, 3, 0, 0, "a 406ms server step 34s into a client slew: as random:6849 (97.3%)"},
+		{6687, 4, 0, 0, "a 0.3ms downlink fall on a 1.6ms round trip: half of it let in below the tolerance by the reference's renewals, the rest matched to the newest renewal as a known state, which reset what the bound counted of the first half (0.16ms of error under 0.08 to 0.16ms for 12 minutes, 47.5%)"},
+		{6687, 3, 0, 0, "as seed 4 (51.3%)"},
 		{1069, 3, 0, 0, "a 153ms client step on a 174ms round trip behind 7ms of Pareto jitter on the uplink, which hid its fall there: for 14s the bound sat under the error (98.7%)"},
 	}
 	for _, tt := range tests {
