@@ -58,6 +58,7 @@ func TestReplayedScenarios(t *testing.T) {
 		{6423, 3, 0, 0, "a 406ms server step 34s into a client slew: as random:6849 (97.3%)"},
 		{6687, 4, 0, 0, "a 0.3ms downlink fall on a 1.6ms round trip: half of it let in below the tolerance by the reference's renewals, the rest matched to the newest renewal as a known state, which reset what the bound counted of the first half (0.16ms of error under 0.08 to 0.16ms for 12 minutes, 47.5%)"},
 		{6687, 3, 0, 0, "as seed 4 (51.3%)"},
+		{4164, 4, 0, 0, "an uplink floor back from 15.2ms to 0.5ms, 0.4ms below where it had been, matched to the state from before within the tolerances: A took that state's certainty and the bound counted the floors' distance from it from zero (0.19ms of error under 0.16 for 3 minutes, 92.4%)"},
 		{1069, 3, 0, 0, "a 153ms client step on a 174ms round trip behind 7ms of Pareto jitter on the uplink, which hid its fall there: for 14s the bound sat under the error (98.7%)"},
 	}
 	for _, tt := range tests {
