@@ -59,6 +59,7 @@ func TestReplayedScenarios(t *testing.T) {
 		{6687, 4, 0, 0, "a 0.3ms downlink fall on a 1.6ms round trip: half of it let in below the tolerance by the reference's renewals, the rest matched to the newest renewal as a known state, which reset what the bound counted of the first half (0.16ms of error under 0.08 to 0.16ms for 12 minutes, 47.5%)"},
 		{6687, 3, 0, 0, "as seed 4 (51.3%)"},
 		{4164, 4, 0, 0, "an uplink floor back from 15.2ms to 0.5ms, 0.4ms below where it had been, matched to the state from before within the tolerances: A took that state's certainty and the bound counted the floors' distance from it from zero (0.19ms of error under 0.16 for 3 minutes, 92.4%)"},
+		{5143, 5, 0, 0, "a +347 ppm client slew whose uplink fall was taken, part by part, for path changes that walked A 7.8ms, and a 3.2s client step 21s into it: the refit after the restart found the slew's rate, and A kept the changes with an error of 4.8ms (3.9ms of error under 3.2 to 3.6ms for 10 minutes, 66.9%)"},
 		{1069, 3, 0, 0, "a 153ms client step on a 174ms round trip behind 7ms of Pareto jitter on the uplink, which hid its fall there: for 14s the bound sat under the error (98.7%)"},
 	}
 	for _, tt := range tests {

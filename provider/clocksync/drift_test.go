@@ -93,3 +93,37 @@ func TestDirectionsApartWidenOnlyTheBound(t *testing.T) {
 		})
 	}
 }
+
+// TestRateChangeExplainsPathChanges: a refit whose rate moved by more than
+// a slew's noise explains the last window's path changes that moved A the
+// way that rate would: A keeps their move as its error. Changes the other
+// way, older than the window, or a rate that moved by its noise alone keep
+// A's error as it was.
+func TestRateChangeExplainsPathChanges(t *testing.T) {
+	const now = int64(10 * time.Minute)
+	for _, tc := range []struct {
+		name    string
+		r       float64 // the refit's rate, the old one 23 ppm
+		dA      time.Duration
+		age     time.Duration // of the path change
+		wantErr time.Duration
+	}{
+		{"a slew's fall taken for the path", -300e-6, -7756 * time.Microsecond, 20 * time.Second, 7756 * time.Microsecond},
+		{"the other way", -300e-6, 7756 * time.Microsecond, 20 * time.Second, 0},
+		{"further than the rate can", -30e-6, -7756 * time.Microsecond, 20 * time.Second, 0},
+		{"older than the window", -300e-6, -7756 * time.Microsecond, 90 * time.Second, 0},
+		{"within the noise", 0, -7756 * time.Microsecond, 20 * time.Second, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEst(t)
+			e.r, e.rSE, e.fitted = 23e-6, 1e-6, true
+			e.pathLog[0] = pathEvent{at: now - int64(tc.age)}
+			e.pathLogN = 1
+			e.asym = int64(tc.dA)
+			e.rateMoved(tc.r, 1e-6, now)
+			if got := time.Duration(e.asymErr); got != tc.wantErr {
+				t.Errorf("A's error %v, want %v", got, tc.wantErr)
+			}
+		})
+	}
+}
