@@ -79,7 +79,7 @@ func (e *Estimator) fit(now int64, drift bool) {
 // restarted: random:5143, a client step 21s into a +347 ppm slew whose
 // uplink fall had been taken, part by part, for path changes that walked
 // A 7.8ms; the refit after the restart found the slew, and A kept them:
-// 3.9ms of error under 3.6 for 2 minutes), explains the path changes of
+// 3.9ms of error under 3.2 to 3.6ms for 10 minutes), explains the path changes of
 // the last window that moved A the way it would, and by no more: A keeps
 // their move as its error.
 func (e *Estimator) rateMoved(r, se float64, now int64) {
