@@ -60,6 +60,9 @@ func TestReplayedScenarios(t *testing.T) {
 		{6687, 3, 0, 0, "as seed 4 (51.3%)"},
 		{4164, 4, 0, 0, "an uplink floor back from 15.2ms to 0.5ms, 0.4ms below where it had been, matched to the state from before within the tolerances: A took that state's certainty and the bound counted the floors' distance from it from zero (0.19ms of error under 0.16 for 3 minutes, 92.4%)"},
 		{5143, 5, 0, 0, "a +347 ppm client slew whose uplink fall was taken, part by part, for path changes that walked A 7.8ms, and a 3.2s client step 21s into it: the refit after the restart found the slew's rate, and A kept the changes with an error of 4.8ms (3.9ms of error under 3.2 to 3.6ms for 10 minutes, 66.9%)"},
+		{2058, 5, 0, 0, "a 3.1ms client step on a 4.6ms round trip, the uplink behind 6.6ms of jitter showing 2.2ms of its fall and the jitter-free downlink rising 3.1ms at once: 5s after its last part the doubt ended as the path, and the bound dropped the fall (2.9ms of error under 2.1 for 50s, 95.9%)"},
+		{712, 1, 0, 0, "as random:2058, a 63.8ms client step on a 71ms round trip behind 22ms correlated uplink queues (96.9%)"},
+		{5818, 2, 0, 0, "as random:2058, a 3.2ms client step on a 4.4ms path behind 1.6ms of exponential uplink jitter (96.2%)"},
 		{1069, 3, 0, 0, "a 153ms client step on a 174ms round trip behind 7ms of Pareto jitter on the uplink, which hid its fall there: for 14s the bound sat under the error (98.7%)"},
 	}
 	for _, tt := range tests {

@@ -248,6 +248,14 @@ func (e *Estimator) weighDoubt() Event {
 			}
 		}
 		if e.t[e.at(e.n-1)]-d.last > recentWindow {
+			// Taken for the path while the other side rose beyond the
+			// fall, the fall may be a step's whose rest still hides in
+			// the falling side's jitter: the state before it stays the one
+			// last confirmed, and the bound counts the fall as leaked from
+			// there (path.go) until the next path change.
+			if j := e.pathsSince(d.from); !d.gap && j < e.pathLogN {
+				e.anchor = e.pathLog[j%numPathLog].before
+			}
 			e.endDoubt()
 		}
 		return EventNone
