@@ -319,14 +319,15 @@ func (e *Estimator) doubtWasClock(k int, aErr int64) {
 // couldFall reports whether the path can have made the doubted floor fall
 // by size: no further than that direction's whole delay in the state
 // before (see pathCouldFall).
-func (d *doubt) couldFall(size int64) bool {
-	return d.rtt <= 0 || pathCanFall(d.fellU, size, d.rtt, max(-d.rtt, min(d.rtt, d.asym)), d.asymErr)
-}
+func (d *doubt) couldFall(size int64) bool { return d.canFall(d.fellU, size) }
 
 // otherCouldFall reports whether the path can have made the other side's
 // floor fall by size, in the state before the doubted fall.
-func (d *doubt) otherCouldFall(size int64) bool {
-	return d.rtt <= 0 || pathCanFall(!d.fellU, size, d.rtt, max(-d.rtt, min(d.rtt, d.asym)), d.asymErr)
+func (d *doubt) otherCouldFall(size int64) bool { return d.canFall(!d.fellU, size) }
+
+// canFall is pathCanFall in the state before the doubted fall.
+func (d *doubt) canFall(uFell bool, size int64) bool {
+	return d.rtt <= 0 || pathCanFall(uFell, size, d.rtt, max(-d.rtt, min(d.rtt, d.asym)), d.asymErr)
 }
 
 // pathCouldFall reports whether the path can have made the uplink's floor

@@ -227,13 +227,12 @@ func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 	e.lastPathAt = now
 	grown := int64(3 * e.boundSE() * float64(abs64(now-e.episode.at)))
 	e.asymErr = e.episode.asymErr + 2*(e.episode.bound+grown)
-	matched, renewal := false, false
+	matched := false
 	var back pathRef // the known state the path is back in
 	for k := 0; k < e.knownN; k++ {
 		if e.matches(e.known[k], used.minU, used.minW, tolU, tolW, now) && !e.leftMatches(e.known[k], ru, rw, pU, pW, tolU, tolW, now) {
 			e.asym, e.asymErr = e.known[k].asym, e.known[k].asymErr
 			matched, back = true, e.known[k]
-			renewal = e.known[k].at > e.anchor.at
 			break
 		}
 	}
@@ -259,7 +258,7 @@ func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 	}
 	e.ref = e.makeRef(used, tolU, tolW, now)
 	switch {
-	case renewal:
+	case matched && back.at > e.anchor.at:
 		// A state renewed since the path was last confirmed is that
 		// state still, its floors moved by what its renewals let in: the
 		// leak goes on counting from where it was confirmed (random:6687,
