@@ -64,6 +64,8 @@ func TestReplayedScenarios(t *testing.T) {
 		{712, 1, 0, 0, "as random:2058, a 63.8ms client step on a 71ms round trip behind 22ms correlated uplink queues (96.9%)"},
 		{5818, 2, 0, 0, "as random:2058, a 3.2ms client step on a 4.4ms path behind 1.6ms of exponential uplink jitter (96.2%)"},
 		{1069, 3, 0, 0, "a 153ms client step on a 174ms round trip behind 7ms of Pareto jitter on the uplink, which hid its fall there: for 14s the bound sat under the error (98.7%)"},
+		{9226, 4, 0, 0, "a 2.8s server step 20s after the downlink's floor rose 3.3ms, that rise not yet out of the window: the acquisition's few samples explained the round trip's move, and once the window had refilled A kept none of it (1.9ms of error under 1.5 for two minutes, 91.9%)"},
+		{8123, 4, 0, 0, "a handover moving the uplink's floor 11.7ms down and the downlink's 11ms up, taken for an 11.3ms jump the path could have made: the bound kept its size as measured on the jump's first samples, 10.9ms (97.3%)"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("random:%d/seed%d", tt.scenario, tt.seed), func(t *testing.T) {

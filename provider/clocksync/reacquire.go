@@ -33,6 +33,12 @@ type reacquisition struct {
 	// The acquisition is over and A took its error; the floors' excess
 	// still counts until the window has refilled.
 	ended bool
+	// The round trip's move A's error took when the acquisition ended.
+	taken int64
+	// The path state before the restart: the offset it gives is what the
+	// offset still is if the path, not the clock, made the jump.
+	ref   pathRef
+	refOK bool
 }
 
 // markRestart records the state before a restart of the window, unless a
@@ -49,7 +55,7 @@ func (e *Estimator) markRestart() {
 	// may count the very samples that moved the clock (held out below a
 	// floor, they are still in the window) and be that move's size.
 	e.reacq = reacquisition{on: true, rtt: e.rttFloor, n: e.n, spU: min(e.spU, e.ref.spU), spW: min(e.spW, e.ref.spW),
-		asym: e.asym, asymErr: e.asymErr, rttMin: math.MaxInt64, rttSince: math.MaxInt64}
+		asym: e.asym, asymErr: e.asymErr, rttMin: math.MaxInt64, rttSince: math.MaxInt64, ref: e.ref, refOK: true}
 	for k := 0; k < e.n; k++ {
 		i := e.at(k)
 		e.reacq.rttMin = min(e.reacq.rttMin, e.u[i]+e.w[i])
@@ -139,7 +145,17 @@ func (e *Estimator) pathMovedSinceRestart(rtt, tolU, tolW int64, changed bool) i
 			e.takeAsym(r.asym, max(r.asymErr, e.asymErr))
 		}
 		e.addAsymErr(d)
-		r.ended = true
+		r.ended, r.taken = true, d
+	}
+	if r.ended && r.refOK && r.pathErr > 0 {
+		// The jump the path could have made, measured again on the
+		// acquisition's floors rather than the few samples that showed
+		// it: had the path made it, the offset is still the one the state
+		// before gave, and off by all it moved (random:8123: a handover
+		// taken for an 11.3ms jump whose first samples said 10.9).
+		bu, bw := e.floorsAt(r.ref)
+		moved := (e.floorU-e.floorW-e.asym)/2 - (bu-bw-r.ref.asym)/2
+		r.pathErr, r.refOK = max(r.pathErr, 2*abs64(moved)), false
 	}
 	if r.ended {
 		if 8*e.n >= 7*r.n { // (lost pings leave it a few short)
@@ -152,6 +168,25 @@ func (e *Estimator) pathMovedSinceRestart(rtt, tolU, tolW int64, changed bool) i
 			// path's reading then left 7ms of error under 6ms.)
 			if 2*abs64(rtt-r.rtt) > tight || shorter > 0 {
 				e.addAsymErr(r.pathErr)
+			}
+			// As many samples leave the floors no higher than before, so
+			// a round trip still apart by more than their precision is a
+			// path that moved, split between the directions in a way no
+			// ping tells: A keeps the move, less what it took when the
+			// acquisition ended (random:9226: a downlink floor 3.3ms up,
+			// not yet out of the window when a server step restarted it;
+			// the acquisition's few samples explained the move, and A
+			// kept none of it: 1.9ms of error under 1.5 for two minutes).
+			// The shortest round trips, which no drift tilts, must agree:
+			// the floors before a slew was seen, detrended at the old
+			// rate, sit apart by as much as it moved them over the window
+			// (clock-slew: its bound ×1.05 without).
+			moved := abs64(rtt - r.rtt)
+			if r.rttMin != math.MaxInt64 && r.rttSince != math.MaxInt64 {
+				moved = min(moved, abs64(r.rttSince-r.rttMin))
+			}
+			if moved > tight {
+				e.addAsymErr(max(0, moved-r.taken))
 			}
 			r.on = false
 			return 0

@@ -223,3 +223,81 @@ func TestAwayIsLonger(t *testing.T) {
 		})
 	}
 }
+
+// TestRefilledWindowKeepsTheRoundTripsMove: once the window after a restart
+// holds as many samples as before, a round trip still longer than before
+// (by the floors and by the shortest samples alike) is a path that moved,
+// and A keeps the move as its error, less what the end of the acquisition
+// already took. Before: a 10ms round trip (floors), 10.5ms (shortest
+// sample), 600 samples, floors 10µs apart, A's error 0.1ms.
+func TestRefilledWindowKeepsTheRoundTripsMove(t *testing.T) {
+	const us = time.Microsecond
+	tests := []struct {
+		name           string
+		rtt, shortest  time.Duration // the floors' round trip and the shortest sample's since the restart
+		taken, wantErr time.Duration
+	}{
+		// random:9226: a downlink floor 3.3ms up, not yet out of the
+		// window when a server step restarted it.
+		{"3ms longer both ways: A keeps it", 13 * ms, 13500 * us, 0, 3100 * us},
+		{"the acquisition took 1ms of it: the rest", 13 * ms, 13500 * us, ms, 2100 * us},
+		{"the acquisition took more: nothing more", 13 * ms, 13500 * us, 4 * ms, 100 * us},
+		// The floors before a slew was seen, detrended at the old rate,
+		// sit apart by the slew's move over the window; the shortest
+		// samples, which no rate moves, show the path in place.
+		{"floors apart, shortest samples not", 13 * ms, 10600 * us, 0, 100 * us},
+		{"within the floors' precision", 10200 * us, 10700 * us, 0, 100 * us},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEst(t)
+			e.reacq = reacquisition{on: true, rtt: int64(10 * ms), n: 600, spU: int64(10 * us), spW: int64(10 * us),
+				asym: int64(2 * ms), asymErr: int64(100 * us), ended: true, taken: int64(tt.taken),
+				rttMin: int64(10500 * us), rttSince: math.MaxInt64}
+			e.n, e.asym, e.asymErr = 600, int64(2*ms), int64(100*us)
+			i := e.at(e.n - 1)
+			e.u[i], e.w[i] = int64(tt.shortest)/2, int64(tt.shortest)/2
+			tol := int64(100 * us)
+			if moved := e.pathMovedSinceRestart(int64(tt.rtt), tol, tol, false); moved != 0 || e.reacq.on {
+				t.Errorf("refilled: the bound carries %v, reacquisition on %v; want 0, false", time.Duration(moved), e.reacq.on)
+			}
+			if got := time.Duration(e.asymErr); got != tt.wantErr {
+				t.Errorf("A's error %v, want %v", got, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestJumpThePathCouldMakeIsMeasuredAgain: a jump the path could have made
+// keeps its size in the bound until the window refills. Measured on the
+// few samples that showed it, the size can fall short; once the
+// acquisition has ended, the offset the state before the restart gives
+// says how far the jump moved it (random:8123: a handover taken for an
+// 11.3ms jump whose first samples said 10.9).
+func TestJumpThePathCouldMakeIsMeasuredAgain(t *testing.T) {
+	const us = time.Microsecond
+	for _, tc := range []struct {
+		name    string
+		pathErr time.Duration
+		want    time.Duration
+	}{
+		{"first samples short of it", 21800 * us, 22600 * us},
+		{"first samples beyond it", 23 * ms, 23 * ms},
+		{"a jump the path could not make", 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEst(t)
+			// Before: floors 17ms up and down, A = 0, offset 0. Now: 5.7ms
+			// up and 28.3ms down, the offset moved by −11.3ms.
+			ref := pathRef{uRaw: int64(17 * ms), wRaw: int64(17 * ms)}
+			e.reacq = reacquisition{on: true, rtt: int64(34 * ms), n: 600, ended: true, pathErr: int64(tc.pathErr),
+				ref: ref, refOK: true, rttMin: math.MaxInt64, rttSince: math.MaxInt64}
+			e.n, e.floorU, e.floorW = 100, int64(5700*us), int64(28300*us)
+			tol := int64(100 * us)
+			e.pathMovedSinceRestart(int64(34*ms), tol, tol, false)
+			if got := time.Duration(e.reacq.pathErr); got != tc.want {
+				t.Errorf("the jump's error %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
