@@ -66,6 +66,9 @@ func TestReplayedScenarios(t *testing.T) {
 		{1069, 3, 0, 0, "a 153ms client step on a 174ms round trip behind 7ms of Pareto jitter on the uplink, which hid its fall there: for 14s the bound sat under the error (98.7%)"},
 		{9226, 4, 0, 0, "a 2.8s server step 20s after the downlink's floor rose 3.3ms, that rise not yet out of the window: the acquisition's few samples explained the round trip's move, and once the window had refilled A kept none of it (1.9ms of error under 1.5 for two minutes, 91.9%)"},
 		{8123, 4, 0, 0, "a handover moving the uplink's floor 11.7ms down and the downlink's 11ms up, taken for an 11.3ms jump the path could have made: the bound kept its size as measured on the jump's first samples, 10.9ms (97.3%)"},
+		{8331, 1, 0, 0, "a 30.5ms client step half a second after the uplink's route flapped up 23.7ms, pings lost around it: against its floor from before the flap the uplink fell 6.7ms, in doubt, while the downlink rose 30.5ms; the doubt ended as the path, and the rise waited for the window (30.5ms of error under 19.6 for 45s, 96.2%)"},
+		{7928, 3, 0, 0, "as random:8331, a 1.7ms client step on a 1.6ms round trip behind the soft floors of a 5G uplink (98.4%)"},
+		{8779, 4, 0, 0, "as random:8331, a 6.5ms client step back on a 6.7ms round trip behind Pareto uplink jitter (95.5%)"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("random:%d/seed%d", tt.scenario, tt.seed), func(t *testing.T) {

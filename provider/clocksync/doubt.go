@@ -256,6 +256,15 @@ func (e *Estimator) weighDoubt() Event {
 			if j := e.pathsSince(d.from); !d.gap && j < e.pathLogN {
 				e.anchor = e.pathLog[j%numPathLog].before
 			}
+			// The rise beyond the fall may be the clock's too, its fall
+			// hidden on the falling side behind a level raised just before
+			// (random:8331): it stays in the bound while it lasts
+			// (hidden.go).
+			if d.fellU {
+				e.fellW = true
+			} else {
+				e.fellU = true
+			}
 			e.endDoubt()
 		}
 		return EventNone
