@@ -36,9 +36,11 @@ type reacquisition struct {
 	// The round trip's move A's error took when the acquisition ended.
 	taken int64
 	// The path state before the restart: the offset it gives is what the
-	// offset still is if the path, not the clock, made the jump.
-	ref   pathRef
-	refOK bool
+	// offset still is if the path, not the clock, made the jump, whose
+	// size (pathErr) is measured against it again once, when the
+	// acquisition ends (remeasure).
+	ref       pathRef
+	remeasure bool
 }
 
 // markRestart records the state before a restart of the window, unless a
@@ -55,7 +57,7 @@ func (e *Estimator) markRestart() {
 	// may count the very samples that moved the clock (held out below a
 	// floor, they are still in the window) and be that move's size.
 	e.reacq = reacquisition{on: true, rtt: e.rttFloor, n: e.n, spU: min(e.spU, e.ref.spU), spW: min(e.spW, e.ref.spW),
-		asym: e.asym, asymErr: e.asymErr, rttMin: math.MaxInt64, rttSince: math.MaxInt64, ref: e.ref, refOK: true}
+		asym: e.asym, asymErr: e.asymErr, rttMin: math.MaxInt64, rttSince: math.MaxInt64, ref: e.ref, remeasure: true}
 	for k := 0; k < e.n; k++ {
 		i := e.at(k)
 		e.reacq.rttMin = min(e.reacq.rttMin, e.u[i]+e.w[i])
@@ -147,7 +149,7 @@ func (e *Estimator) pathMovedSinceRestart(rtt, tolU, tolW int64, changed bool) i
 		e.addAsymErr(d)
 		r.ended, r.taken = true, d
 	}
-	if r.ended && r.refOK && r.pathErr > 0 {
+	if r.ended && r.remeasure && r.pathErr > 0 {
 		// The jump the path could have made, measured again on the
 		// acquisition's floors rather than the few samples that showed
 		// it: had the path made it, the offset is still the one the state
@@ -155,7 +157,7 @@ func (e *Estimator) pathMovedSinceRestart(rtt, tolU, tolW int64, changed bool) i
 		// taken for an 11.3ms jump whose first samples said 10.9).
 		bu, bw := e.floorsAt(r.ref)
 		moved := (e.floorU-e.floorW-e.asym)/2 - (bu-bw-r.ref.asym)/2
-		r.pathErr, r.refOK = max(r.pathErr, 2*abs64(moved)), false
+		r.pathErr, r.remeasure = max(r.pathErr, 2*abs64(moved)), false
 	}
 	if r.ended {
 		if 8*e.n >= 7*r.n { // (lost pings leave it a few short)

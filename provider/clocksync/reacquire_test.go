@@ -291,7 +291,7 @@ func TestJumpThePathCouldMakeIsMeasuredAgain(t *testing.T) {
 			// up and 28.3ms down, the offset moved by −11.3ms.
 			ref := pathRef{uRaw: int64(17 * ms), wRaw: int64(17 * ms)}
 			e.reacq = reacquisition{on: true, rtt: int64(34 * ms), n: 600, ended: true, pathErr: int64(tc.pathErr),
-				ref: ref, refOK: true, rttMin: math.MaxInt64, rttSince: math.MaxInt64}
+				ref: ref, remeasure: true, rttMin: math.MaxInt64, rttSince: math.MaxInt64}
 			e.n, e.floorU, e.floorW = 100, int64(5700*us), int64(28300*us)
 			tol := int64(100 * us)
 			e.pathMovedSinceRestart(int64(34*ms), tol, tol, false)
