@@ -69,6 +69,8 @@ func TestReplayedScenarios(t *testing.T) {
 		{8331, 1, 0, 0, "a 30.5ms client step half a second after the uplink's route flapped up 23.7ms, pings lost around it: against its floor from before the flap the uplink fell 6.7ms, in doubt, while the downlink rose 30.5ms; the doubt ended as the path, and the rise waited for the window (30.5ms of error under 19.6 for 45s, 96.2%)"},
 		{7928, 3, 0, 0, "as random:8331, a 1.7ms client step on a 1.6ms round trip behind the soft floors of a 5G uplink (98.4%)"},
 		{8779, 4, 0, 0, "as random:8331, a 6.5ms client step back on a 6.7ms round trip behind Pareto uplink jitter (95.5%)"},
+		{79, 3, 2.5, 0, "a 5.7ms client step 10s into a 2.4ms downlink route flap: the downlink rose by the step from its raised level, by more against its floor, and the doubt ended as the path (5.4ms of error for 13 minutes, p99 6.7ms)"},
+		{2239, 3, 25, 0, "guards random:79's rule: without its round-trip and one-fall checks, an uplink bloat draining in parts during a downlink flap matched the raised level by chance and was taken for a jump (p99 45ms)"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("random:%d/seed%d", tt.scenario, tt.seed), func(t *testing.T) {

@@ -231,10 +231,14 @@ func (e *Estimator) weighDoubt() Event {
 		// Measured from the level the other side held just before the
 		// fall (a route flapped up, a standing queue), the rise can be the
 		// step's. Then the fall is the clock or the path, and nothing
-		// here tells which: a jump would restart the window on the raised
-		// level and cost half of it while it lasts, and taking the path
-		// keeps the step, so the path is taken and A keeps the clock's
-		// reading as its error (endDoubt).
+		// here tells which: a jump restarts the window on the raised
+		// level and costs half of it while it lasts (a return within the
+		// window puts A back, reacquire.go), taking the path costs the
+		// whole step for as long as the path holds. So a level raised by
+		// no more than the fall is taken as the clock's; a higher one as
+		// the path's, A keeping the clock's reading as its error
+		// (endDoubt; random:348, a 1.6ms step during a 12ms flap, cost
+		// 6.2ms as a jump).
 		if d.preOK && k >= recentMin && !d.gap && noise <= d.size/4 && prec <= d.size/2 {
 			var pre int64
 			if d.fellU {
@@ -245,6 +249,21 @@ func (e *Estimator) weighDoubt() Event {
 			preNoise := noise + doubtNoise*int64(max(1, e.n/d.preK))*sp
 			if abs64(pre-d.size) <= prec+preNoise {
 				d.clockLike = true
+				// (random:79: a 5.7ms client step while the downlink's
+				// route was flapped up 2.4ms, taken for the path: 5.4ms
+				// of error for 13 minutes.) The round trip rose by the
+				// level then, and by no more, as no clock moves it; and
+				// it is one fall, with no path change just before, as a
+				// queue that drains shows in parts, on floors whose slow
+				// wander (a queue's, floorwander.go) is well under it
+				// (random:2239, an uplink bloat draining during a
+				// downlink flap, and random:7900, correlated queues under
+				// a bloat, matched the level by chance).
+				if lvl := rise - pre; lvl <= d.size && abs64(d.mr-d.rtt-lvl) <= prec+preNoise &&
+					d.parts == 1 && d.from == d.at && 4*max(e.slowU, e.slowW) <= d.size {
+					e.doubtWasClock(k, d.size)
+					return EventClockJump
+				}
 			}
 		}
 		if e.t[e.at(e.n-1)]-d.last > recentWindow {

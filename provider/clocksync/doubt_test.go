@@ -450,3 +450,39 @@ func TestRiseBeyondADoubtedFallStaysInTheBound(t *testing.T) {
 		}
 	}
 }
+
+// TestStepAboveALowRaisedLevelIsAJump: the downlink's route flaps up
+// 2.4ms, and 10s later the client clock steps forward 5.7ms. The downlink
+// rises by the step from the raised level, as a step lifts it; against
+// its floor, by more. Taken for the path, the offset would keep the whole
+// step for as long as that path holds; taken for the jump it keeps half
+// the raised level while the flap lasts (random:79: 5.4ms of error for 13
+// minutes). (The uplink's floor moved 11.5ms a minute in, as there.)
+func TestStepAboveALowRaisedLevelIsAJump(t *testing.T) {
+	const step = 3*time.Minute + 10*time.Second
+	const flapAt, flapEnd = step - 10*time.Second, step + 30*time.Second
+	for seed := uint64(1); seed <= 8; seed++ {
+		p := &path{rng: rand.New(rand.NewPCG(seed, 79)), offset: -3 * time.Second, driftPPM: -23,
+			up: 3900 * time.Microsecond, down: 3900 * time.Microsecond,
+			jitUp: uniform(0), jitDn: exponential(1300 * time.Microsecond),
+			jumpAt: step + 30*ms, jumpBy: 5700 * time.Microsecond}
+		e := newEst(t)
+		move := func(now time.Duration) {
+			ramp := min(1, max(0, (now-62*time.Second).Seconds()/7.7))
+			p.up = 3900*time.Microsecond + time.Duration(ramp*float64(11500*time.Microsecond))
+			p.down = 3900 * time.Microsecond
+			if now >= flapAt && now < flapEnd {
+				p.down += 2400 * time.Microsecond
+			}
+		}
+		_, covered, total := feed(t, e, p, 0, flapEnd+10*time.Second, 20*time.Second, move)
+		worst, c2, t2 := feed(t, e, p, flapEnd+10*time.Second, 5*time.Minute, 0, move)
+		covered, total = covered+c2, total+t2
+		if worst > time.Millisecond {
+			t.Errorf("seed %d: worst error %v from 10s after the flap, want < 1ms (stats %+v)", seed, worst, e.Stats())
+		}
+		if frac := float64(covered) / float64(total); frac < 0.99 {
+			t.Errorf("seed %d: bound covered %.2f%%, want >= 99%%", seed, 100*frac)
+		}
+	}
+}
