@@ -71,6 +71,7 @@ func TestReplayedScenarios(t *testing.T) {
 		{8779, 4, 0, 0, "as random:8331, a 6.5ms client step back on a 6.7ms round trip behind Pareto uplink jitter (95.5%)"},
 		{79, 3, 2.5, 0, "a 5.7ms client step 10s into a 2.4ms downlink route flap: the downlink rose by the step from its raised level, by more against its floor, and the doubt ended as the path (5.4ms of error for 13 minutes, p99 6.7ms)"},
 		{2239, 3, 25, 0, "guards random:79's rule: without its round-trip and one-fall checks, an uplink bloat draining in parts during a downlink flap matched the raised level by chance and was taken for a jump (p99 45ms)"},
+		{4076, 1, 8, 0, "guards random:79's rule: without its check for an interruption, a handover's moves during an uplink route flap matched the raised level and were taken for a jump (12ms of error until the next handover, p99 16.5ms)"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("random:%d/seed%d", tt.scenario, tt.seed), func(t *testing.T) {
