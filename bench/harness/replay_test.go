@@ -72,6 +72,7 @@ func TestReplayedScenarios(t *testing.T) {
 		{79, 3, 2.5, 0, "a 5.7ms client step 10s into a 2.4ms downlink route flap: the downlink rose by the step from its raised level, by more against its floor, and the doubt ended as the path (5.4ms of error for 13 minutes, p99 6.7ms)"},
 		{2239, 3, 25, 0, "guards random:79's rule: without its round-trip and one-fall checks, an uplink bloat draining in parts during a downlink flap matched the raised level by chance and was taken for a jump (p99 45ms)"},
 		{4076, 1, 8, 0, "guards random:79's rule: without its check for an interruption, a handover's moves during an uplink route flap matched the raised level and were taken for a jump (12ms of error until the next handover, p99 16.5ms)"},
+		{5216, 1, 8, 50 * time.Millisecond, "guards random:79's rule: pinged at 20 Hz, an uplink's correlated queue (18.8ms, tau 12s) whose slow wander was a quarter of a fall matched a raised level and was taken for a jump (p99 4.3 -> 28.5ms)"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("random:%d/seed%d", tt.scenario, tt.seed), func(t *testing.T) {

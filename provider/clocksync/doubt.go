@@ -255,14 +255,15 @@ func (e *Estimator) weighDoubt() Event {
 				// level then, and by no more, as no clock moves it; and
 				// it is one fall, with no path change just before, as a
 				// queue that drains shows in parts, on floors whose slow
-				// wander (a queue's, floorwander.go) is well under it,
+				// wander (a queue's, floorwander.go) is an eighth of it
+				// or less,
 				// with no interruption in the newest samples, as a
 				// handover's (random:2239, an uplink bloat draining
 				// during a downlink flap, random:7900, correlated queues
 				// under a bloat, and random:4076, a handover during an
 				// uplink flap, matched the level by chance).
 				if lvl := rise - pre; lvl <= d.size && abs64(d.mr-d.rtt-lvl) <= prec+preNoise &&
-					d.parts == 1 && d.from == d.at && 4*max(e.slowU, e.slowW) <= d.size && !e.recentGap() {
+					d.parts == 1 && d.from == d.at && 8*max(e.slowU, e.slowW) <= d.size && !e.recentGap() {
 					e.doubtWasClock(k, d.size)
 					return EventClockJump
 				}
