@@ -252,16 +252,17 @@ func (e *Estimator) weighDoubt() Event {
 				// (random:79: a 5.7ms client step while the downlink's
 				// route was flapped up 2.4ms, taken for the path: 5.4ms
 				// of error for 13 minutes.) The round trip rose by the
-				// level then, and by no more, as no clock moves it; and
-				// it is one fall, with no path change just before, as a
-				// queue that drains shows in parts, on floors whose slow
-				// wander (a queue's, floorwander.go) is an eighth of it
-				// or less,
-				// with no interruption in the newest samples, as a
-				// handover's (random:2239, an uplink bloat draining
-				// during a downlink flap, random:7900, correlated queues
-				// under a bloat, and random:4076, a handover during an
-				// uplink flap, matched the level by chance).
+				// level then, and by no more, as no clock moves it. And
+				// no queue or handover can have made it: one fall, with
+				// no path change just before (a drain shows in parts),
+				// on floors whose slow wander (a queue's, floorwander.go)
+				// is an eighth of it or less, and no interruption among
+				// the newest samples. Queues and handovers matched the
+				// level by chance without these: random:2239 (an uplink
+				// bloat draining during a downlink flap), 7900
+				// (correlated queues under a bloat), 4076 (a handover
+				// during an uplink flap), 5216 at 20 Hz (a queue whose
+				// slow wander was a quarter of the fall).
 				if lvl := rise - pre; lvl <= d.size && abs64(d.mr-d.rtt-lvl) <= prec+preNoise &&
 					d.parts == 1 && d.from == d.at && 8*max(e.slowU, e.slowW) <= d.size && !e.recentGap() {
 					e.doubtWasClock(k, d.size)
