@@ -30,9 +30,11 @@ const (
 // hiddenSamples samples when the other direction's, over the same
 // samples, sit further above its own, or fell by most of as much as it
 // came: a clock move of that size whose other half they hide, or show
-// against a level the window's floor does not. It returns 0 when the
-// other floor shows in place or neither rose beyond its jitter, and
-// keeps, in fellU and fellW, which rise came with such a fall. fu and fw
+// against a level the window's floor does not, or sit so near their
+// floor that their jitter may hide a fall as large. It returns 0 when the
+// other floor shows in place, closer than its jitter could hide a fall,
+// or neither rose beyond its jitter, and keeps, in fellU and fellW, which
+// rise came with such a fall. fu and fw
 // are the window's detrended floors, tolU and tolW their tolerances,
 // meanU and meanW the mean excess of samples over them.
 func (e *Estimator) hiddenRise(fu, fw, tolU, tolW, meanU, meanW int64) int64 {
@@ -56,11 +58,16 @@ func (e *Estimator) hiddenRise(fu, fw, tolU, tolW, meanU, meanW int64) int64 {
 	// bounds by 5% (congested's by 36%).
 	e.fellU = riseU > sigU && (e.fellU || (riseU > 2*sigU && e.fellFrom(e.wd, mw, riseU, 2*sigW)))
 	e.fellW = riseW > sigW && (e.fellW || (riseW > 2*sigW && e.fellFrom(e.ud, mu, riseW, 2*sigU)))
+	// A floor seen in place does not rule the fall out either when its
+	// jitter is so wide that a dozen samples' minimum may sit as far
+	// above it as the fall took it below (random:3597, an uplink waiting
+	// up to 13.6ms for a cellular grant: a 339 ppm slew's rise counted
+	// for nothing for 8s, the offset 1.4ms off under 0.4 to 0.8ms).
 	var hidden int64
-	if riseW > sigW && (riseU > max(sigU, riseW) || e.fellW) {
+	if riseW > sigW && (riseU > max(sigU, riseW) || e.fellW || riseU+riseW <= sigU) {
 		hidden = riseW
 	}
-	if riseU > sigU && (riseW > max(sigW, riseU) || e.fellU) {
+	if riseU > sigU && (riseW > max(sigW, riseU) || e.fellU || riseW+riseU <= sigW) {
 		hidden = max(hidden, riseU)
 	}
 	return hidden
