@@ -267,6 +267,8 @@ type Estimator struct {
 	modelOffset  int64   // the offset the model gave at est.At, before the newest samples' clamp (ns)
 	bendSince    int64   // client time the unconfirmed bend began by, if bending
 	bending      bool
+	jumpRate     float64 // a bend's rate at a jump, which the drift may be off by until it is fitted again (steps.go)
+	jumpAt       int64   // client time of the jump's first sample kept
 	dirSlopes    dirSlopes
 	driftHold    int // bins to wait before the drift is refitted
 	// The drift history's lowest floors (floormemory.go), U then W, and
@@ -682,6 +684,9 @@ func (e *Estimator) update(now int64) {
 	// in doubt; samples held out below a floor, which may be a jump.
 	bound += max(e.liftU, e.liftW)/2 + doubtErr
 	bound += max(fu-all.minU, fw-all.minW, 0) + e.youngErr
+	// A jump during a bend: the bend may have been the clock's rate
+	// changing, which the drift follows only once fitted again.
+	bound += int64(e.jumpRate * float64(now-e.jumpAt))
 	e.est = provider.Estimate{
 		Valid:          true,
 		At:             time.Duration(now),
@@ -691,7 +696,7 @@ func (e *Estimator) update(now int64) {
 		Downlink:       time.Duration(downFloor + meanW),
 		Jitter:         time.Duration(meanU + meanW),
 		ErrorBound:     time.Duration(bound),
-		ErrorGrowthPPM: 3*e.boundSE()*1e6 + 1,
+		ErrorGrowthPPM: 3*e.boundSE()*1e6 + e.jumpRate*1e6 + 1,
 	}
 }
 

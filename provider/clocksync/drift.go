@@ -59,6 +59,7 @@ func (e *Estimator) fit(now int64, drift bool) {
 				e.rateMoved(r, se, now)
 			}
 			e.r, e.rSE, e.fitted = r, se, true
+			e.jumpRate = 0
 		}
 	}
 	if !changed {

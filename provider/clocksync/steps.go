@@ -346,6 +346,17 @@ func (e *Estimator) restart(keep int) {
 	e.binN, e.binsDone, e.cur = 0, 0, bin{}
 	e.dropDoubt()
 	e.memOK = false
+	// A bend under way when the clock stepped may have been its rate
+	// changing, and the step what the bend had added up to by then
+	// (a slew's end on a jittery uplink, read as a jump 17 s after it:
+	// 1.5 ms of error under 0.4 ms until the drift was fitted again). The bound
+	// takes the bend's rate until it is; the drift itself, and what is
+	// tested against its error, stay (taken into the drift's error, it
+	// moved 273 of 12115 runs' p99, random:1916 seed 2 11 → 27 ms).
+	e.jumpRate, e.jumpAt = 0, e.t[e.head]
+	if e.bending {
+		e.jumpRate = e.bendRate
+	}
 }
 
 // rateShift keeps only the newest span samples after the clock's rate

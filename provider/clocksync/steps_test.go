@@ -164,3 +164,29 @@ func TestBendOutlastsADriftHold(t *testing.T) {
 			time.Duration(e.bendErr), e.kinks, e.bending, time.Duration(want))
 	}
 }
+
+// TestJumpDuringABendStaysInTheBound: a 340 ppm slew ends on the grant-
+// waiting path above; the bend it starts shows in the drift bins only
+// after 13 s, by when the offset it moved reads as a clock jump. The jump
+// keeps the drift of the slew, now 340 ppm off, until the drift is
+// fitted again on the samples after it, and the bound must grow with the
+// bend's rate meanwhile: before, it covered 82% of the 15 s after the
+// jump (0.39 ms under up to 1.5 ms of error).
+func TestJumpDuringABendStaysInTheBound(t *testing.T) {
+	p := &path{rng: rand.New(rand.NewPCG(2, 11)), offset: -1700 * ms, driftPPM: 23,
+		up: 540 * time.Microsecond, down: 540 * time.Microsecond, jitUp: uniform(13600 * time.Microsecond), jitDn: exponential(1500 * time.Microsecond),
+		slewFrom: 600 * time.Second, slewTo: 780 * time.Second, slewPPM: 340}
+	e := newEst(t)
+	feed(t, e, p, 0, 780*time.Second, 0, nil)
+	now := 780 * time.Second
+	for jumps := e.Stats().Jumps; e.Stats().Jumps == jumps; now += 100 * ms {
+		if now >= 840*time.Second {
+			t.Fatal("no jump within a minute of the slew's end: the test no longer tests a jump during a bend")
+		}
+		feed(t, e, p, now, now+100*ms, now, nil)
+	}
+	_, covered, total := feed(t, e, p, now, now+15*time.Second, now, nil)
+	if frac := float64(covered) / float64(total); frac < 0.99 {
+		t.Errorf("the bound covers %.1f%% of the 15 s after the jump, want >= 99%%", 100*frac)
+	}
+}
