@@ -73,6 +73,8 @@ func TestReplayedScenarios(t *testing.T) {
 		{2239, 3, 25, 0, "guards random:79's rule: without its round-trip and one-fall checks, an uplink bloat draining in parts during a downlink flap matched the raised level by chance and was taken for a jump (p99 45ms)"},
 		{4076, 1, 8, 0, "guards random:79's rule: without its check for an interruption, a handover's moves during an uplink route flap matched the raised level and were taken for a jump (12ms of error until the next handover, p99 16.5ms)"},
 		{5216, 1, 8, 50 * time.Millisecond, "guards random:79's rule: pinged at 20 Hz, an uplink's correlated queue (18.8ms, tau 12s) whose slow wander was a quarter of a fall matched a raised level and was taken for a jump (p99 4.3 -> 28.5ms)"},
+		{4449, 5, 1, 50 * time.Millisecond, "pinged at 20 Hz, a 228ms client step back on a 233ms round trip: a ping sent before it whose downlink took 383ms came in after the jump was taken, its uplink delta of the old clock, and the acquisition took it for the uplink's floor (114ms of error under a bound of 3ms for 52s, 95.6%)"},
+		{3597, 4, 0, 0, "a 339 ppm client slew on a path whose uplink waits up to 13.6ms for a cellular grant: the downlink showed its rise at once, the uplink's fall hid in the grant's jitter near its floor, and the rise counted for nothing until the slew was seen 8s in (1.4ms of error under 0.4 to 0.8ms, 98.85%)"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("random:%d/seed%d", tt.scenario, tt.seed), func(t *testing.T) {

@@ -248,6 +248,7 @@ type Estimator struct {
 	heldN      int
 	shortSince int64
 	shortBy    int64 // the least they were short by
+	afterJump  afterJump
 	floorU     int64 // the floors (detrended) at the last update
 	floorW     int64
 
@@ -395,6 +396,10 @@ func (e *Estimator) Observe(s provider.Sample) error {
 		e.last = EventNone
 	}
 	switch e.straddle(int64(s.ClientSend), u+w, u-e.trend(tc), w+e.trend(tc)) {
+	case straddleDrop:
+		e.stats.Straddled++
+		e.last = EventStall
+		return nil
 	case straddleHold:
 		e.held[e.heldN] = heldSample{tc, u, w}
 		e.heldN++

@@ -340,6 +340,11 @@ func (e *Estimator) doubtWasClock(k int, aErr int64) {
 	// The restart compares the round trip with the one before the step,
 	// which the window's floors, mixing both sides of it, understate.
 	e.rttFloor = d.rtt
+	if d.fellU {
+		e.afterJump = afterJump{}
+	} else {
+		e.markJump(d.size, -d.size, e.sentAt(e.n-k)) // (the downlink fell: the client's clock stepped back)
+	}
 	e.restart(k)
 	e.forgetPaths()
 	e.addAsymErr(aErr)

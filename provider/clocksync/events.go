@@ -57,6 +57,6 @@ type Stats struct {
 	PathChanges int64 // path changes detected, less those a clock shift found later explained
 	ClockShifts int64 // slow clock moves (slews) detected
 	Stalled     int64 // samples set aside as stalled (a round trip far above the floor)
-	Straddled   int64 // samples set aside as sent before a backward step of the client's clock and answered after it (a round trip far below the floor)
+	Straddled   int64 // samples set aside as sent before a backward step of the client's clock and answered after it (a round trip far below the floor; once the jump is taken, an uplink delta of the old clock)
 	Restarts    int64 // fresh starts after a gap as long as the window
 }

@@ -158,6 +158,7 @@ func (e *Estimator) detectSteps() Event {
 			e.addAsymErr(e.pathTookClock(e.t[e.at(e.n-min(span, 3))], a-b))
 			e.aboveU, e.aboveW, e.mildU, e.mildW = 0, 0, 0, 0
 			e.olderDirty = true
+			e.markJump(a, b, e.sentAt(e.n-(span-skip)))
 			e.restart(span - skip)
 			if e.reacq.on {
 				e.reacq.pathErr += pathErr
@@ -357,6 +358,12 @@ func (e *Estimator) restart(keep int) {
 	if e.bending {
 		e.jumpRate = e.bendRate
 	}
+}
+
+// sentAt returns the client send time of the window's k-th sample.
+func (e *Estimator) sentAt(k int) int64 {
+	i := e.at(k)
+	return e.t[i] - (e.u[i]+e.w[i])/2
 }
 
 // rateShift keeps only the newest span samples after the clock's rate

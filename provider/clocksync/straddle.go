@@ -18,7 +18,46 @@ const (
 	straddleNone straddleVerdict = iota // an ordinary sample
 	straddleHold                        // hold it
 	straddlePath                        // count the held samples, then it
+	straddleDrop                        // drop it: it straddled a jump already taken
 )
+
+// afterJump is what the straddle gate knows of a backward step of the
+// client's clock the window last restarted on, while the acquisition after
+// it runs: the gate's floors are then the new clock's few samples, and a
+// ping sent before the step and answered after it carries the old clock's
+// uplink delta, below every new one by about the step, which the
+// acquisition would take for the uplink's floor.
+type afterJump struct {
+	rise   int64 // how far the step lifted the uplink's floor (0: no such jump)
+	floorU int64 // the uplink's detrended floor before it
+	first  int64 // client send time of the first sample kept after it
+}
+
+// markJump arms the gate for the acquisition after a jump that moved the
+// uplink's floor by a and the downlink's by b, the first sample kept after
+// it sent at client time first: only a step of the client's clock back
+// lifts the uplink and lowers the downlink, and leaves pings in flight
+// across it.
+func (e *Estimator) markJump(a, b, first int64) {
+	e.afterJump = afterJump{}
+	if a > 0 && b < 0 {
+		e.afterJump = afterJump{rise: a, floorU: e.floorU, first: first}
+	}
+}
+
+// straddledJump reports whether a sample sent at client time sent with
+// detrended uplink delta ud, coming in during the acquisition after a
+// backward step, was sent before it: its send time, of the old clock,
+// less the step, comes before the first sample kept after the step, and
+// its uplink delta sits nearer the floor before the step than where the
+// step lifted it. random:4449 seed 5 at 20 Hz: a 228ms client step back on
+// a 233ms round trip, and a ping sent before it whose downlink took 383ms
+// came in after the jump was taken; the acquisition took its uplink delta
+// for the floor, 114ms of error under a bound of 3ms for 52s.
+func (e *Estimator) straddledJump(sent, ud int64) bool {
+	j := &e.afterJump
+	return j.rise > 0 && sent-j.rise < j.first && ud < j.floorU+j.rise/2
+}
 
 // heldMax is how many samples the straddle gate holds at most: 32 pings
 // within a round trip (300ms at 100 Hz).
@@ -29,6 +68,9 @@ type heldSample struct{ tc, u, w int64 }
 // straddle judges a sample sent at client time sent with round trip rtt and
 // detrended one-way deltas ud, wd.
 func (e *Estimator) straddle(sent, rtt, ud, wd int64) straddleVerdict {
+	if e.acquiring > 0 && e.straddledJump(sent, ud) {
+		return straddleDrop
+	}
 	if e.n < 16 || !e.est.Valid || e.acquiring > 0 {
 		return e.endShortRun()
 	}
