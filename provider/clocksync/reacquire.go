@@ -211,4 +211,9 @@ func (e *Estimator) addAsymErr(d int64) {
 	e.asymErr += d
 	e.ref.asymErr += d
 	e.episode.asymErr += d
+	for k := 0; k < e.knownN; k++ {
+		if e.known[k].at == e.ref.at {
+			e.known[k].asymErr += d
+		}
+	}
 }
