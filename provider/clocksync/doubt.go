@@ -340,11 +340,11 @@ func (e *Estimator) doubtWasClock(k int, aErr int64) {
 	// The restart compares the round trip with the one before the step,
 	// which the window's floors, mixing both sides of it, understate.
 	e.rttFloor = d.rtt
+	rise := d.size // the uplink's, when the downlink fell (the client's clock stepped back)
 	if d.fellU {
-		e.afterJump = afterJump{}
-	} else {
-		e.markJump(d.size, -d.size, e.sentAt(e.n-k)) // (the downlink fell: the client's clock stepped back)
+		rise = -rise
 	}
+	e.markJump(rise, -rise, e.sentAt(e.n-k))
 	e.restart(k)
 	e.forgetPaths()
 	e.addAsymErr(aErr)

@@ -68,7 +68,10 @@ type heldSample struct{ tc, u, w int64 }
 // straddle judges a sample sent at client time sent with round trip rtt and
 // detrended one-way deltas ud, wd.
 func (e *Estimator) straddle(sent, rtt, ud, wd int64) straddleVerdict {
-	if e.acquiring > 0 && e.straddledJump(sent, ud) {
+	switch {
+	case e.acquiring == 0:
+		e.afterJump.rise = 0 // the acquisition it was armed for is over
+	case e.straddledJump(sent, ud):
 		return straddleDrop
 	}
 	if e.n < 16 || !e.est.Valid || e.acquiring > 0 {
