@@ -79,3 +79,43 @@ func TestOpposedStepsAreNoSlew(t *testing.T) {
 		}
 	}
 }
+
+// TestShiftRateWeighsThePreciseSide: a slew starts on a path whose uplink
+// is precise (0.1 ms of jitter) and whose downlink has a soft floor (3 ms,
+// a density that thins out toward it, as the measured 5G histograms do).
+// The stretch minima of a few seconds on the soft side scatter by a
+// millisecond, and a rate that averaged the two sides' slopes alike was
+// off by up to 173 ppm at the shift; weighed by how well each side's
+// minima lie on their line, the precise side's rate wins.
+func TestShiftRateWeighsThePreciseSide(t *testing.T) {
+	soft := func(r *rand.Rand) time.Duration { // eight exponentials: density ∝ x⁷ at the floor
+		var x float64
+		for range 8 {
+			x += r.ExpFloat64()
+		}
+		return time.Duration(x / 8 * float64(3*ms))
+	}
+	for _, ppm := range []float64{400, -400} {
+		for seed := uint64(1); seed <= 8; seed++ {
+			p := &path{rng: rand.New(rand.NewPCG(seed, 17)), offset: 3 * time.Second, driftPPM: 20,
+				up: 9 * ms, down: 9 * ms, jitUp: uniform(100 * time.Microsecond), jitDn: soft,
+				slewFrom: 90 * time.Second, slewTo: 10 * time.Minute, slewPPM: ppm}
+			e := newEst(t)
+			shifted := false
+			for now := time.Duration(0); now < 3*time.Minute && !shifted; now += 100 * ms {
+				if err := e.Observe(p.exchange(now)); err != nil {
+					t.Fatal(err)
+				}
+				if now > p.slewFrom && e.LastEvent() == EventClockShift {
+					shifted = true
+					if d := e.Estimate().DriftPPM - p.driftPPM - p.slewPPM; math.Abs(d) > 30 {
+						t.Errorf("%+.0f ppm, seed %d: the drift taken at the shift is %+.1f ppm off, want within 30", ppm, seed, d)
+					}
+				}
+			}
+			if !shifted {
+				t.Errorf("%+.0f ppm, seed %d: no clock shift", ppm, seed)
+			}
+		}
+	}
+}

@@ -1,0 +1,51 @@
+package clocksync
+
+// A slew's falling side is measured as its newest stretch's minimum against
+// the floor of the samples before the span, and that floor can sit well
+// below where a stretch of as many samples' minimum sat there: on a soft
+// floor (the measured 5G histograms: a dozen samples' minimum sits about a
+// millisecond above a minute's), in a window the drift's error tilts, or
+// when the fall began before the span looked at. The fall then looks
+// smaller than the other side's rise, the two not equal and opposite, and
+// the slew is seen seconds late (random:1860 seed 3: a slew's end read as
+// a clock jump 15.6 s after it, p99 0.96 ms; random:65: 15-22 s late on a
+// 5G downlink, 1.3-2.4 ms astray by then).
+
+// biasChunks is how many stretches of the samples before a span are
+// looked at to see where a minimum of that many samples sits.
+const biasChunks = 16
+
+// shortMinBias returns how far above the floor of the samples before the
+// newest span a minimum of q samples sits there, per direction: the
+// median over the last biasChunks stretches of q samples before the span
+// of their floors, at most four times their interquartile range (a floor
+// far below where the stretches cluster, beyond their own spread, is an
+// older level, a path since changed or a handover's transition, and says
+// nothing of where this one sits: random:1632 seed 2, a handover's 9 ms
+// taken for such a gap, made a slew of it). ok is false when fewer
+// stretches precede the span.
+func (e *Estimator) shortMinBias(span, q int) (bu, bw int64, ok bool) {
+	end := e.n - span
+	k := biasChunks
+	if q < 1 || end < k*q {
+		return 0, 0, false
+	}
+	fu, fw := e.minDetrended(0, end)
+	var mu, mw [biasChunks]int64
+	for c := range k {
+		mu[c], mw[c] = e.minDetrended(end-(c+1)*q, end-c*q)
+	}
+	bu, bw = medianOf(mu[:k])-fu, medianOf(mw[:k])-fw
+	iqU, iqW := mu[3*k/4]-mu[k/4], mw[3*k/4]-mw[k/4]
+	return min(bu, 4*iqU), min(bw, 4*iqW), true
+}
+
+// medianOf returns the lower median of vs, which it sorts.
+func medianOf(vs []int64) int64 {
+	for i := 1; i < len(vs); i++ {
+		for j := i; j > 0 && vs[j] < vs[j-1]; j-- {
+			vs[j], vs[j-1] = vs[j-1], vs[j]
+		}
+	}
+	return vs[(len(vs)-1)/2]
+}
