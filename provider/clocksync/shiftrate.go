@@ -47,13 +47,8 @@ func (e *Estimator) shiftRate(span int) (dr float64, ok bool) {
 // residualVar is the mean squared residual of ys about the line of slope
 // through their means, never under (20µs)².
 func residualVar(xs, ys []float64, slope float64) float64 {
-	var mx, my float64
-	for i := range xs {
-		mx += xs[i]
-		my += ys[i]
-	}
+	mx, my := meansOf(xs, ys)
 	n := float64(len(xs))
-	mx, my = mx/n, my/n
 	var ss float64
 	for i := range xs {
 		r := ys[i] - my - slope*(xs[i]-mx)
@@ -62,15 +57,19 @@ func residualVar(xs, ys []float64, slope float64) float64 {
 	return max(ss/(n-2), 20e3*20e3)
 }
 
-// slopeOf is the least-squares slope of ys over xs.
-func slopeOf(xs, ys []float64) (float64, bool) {
-	var mx, my float64
+// meansOf returns the means of xs and of ys.
+func meansOf(xs, ys []float64) (mx, my float64) {
 	for i := range xs {
 		mx += xs[i]
 		my += ys[i]
 	}
 	n := float64(len(xs))
-	mx, my = mx/n, my/n
+	return mx / n, my / n
+}
+
+// slopeOf is the least-squares slope of ys over xs.
+func slopeOf(xs, ys []float64) (float64, bool) {
+	mx, my := meansOf(xs, ys)
 	var sxy, sxx float64
 	for i := range xs {
 		sxy += (xs[i] - mx) * (ys[i] - my)
