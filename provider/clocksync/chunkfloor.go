@@ -1,5 +1,7 @@
 package clocksync
 
+import "github.com/netclock/netclock/internal/rank"
+
 // A slew's falling side is measured as its newest stretch's minimum against
 // the floor of the samples before the span, and that floor can sit well
 // below where a stretch of as many samples' minimum sat there: on a soft
@@ -35,17 +37,8 @@ func (e *Estimator) shortMinBias(span, q int) (bu, bw int64, ok bool) {
 	for c := range k {
 		mu[c], mw[c] = e.minDetrended(end-(c+1)*q, end-c*q)
 	}
-	bu, bw = medianOf(mu[:k])-fu, medianOf(mw[:k])-fw
-	iqU, iqW := mu[3*k/4]-mu[k/4], mw[3*k/4]-mw[k/4]
+	bu, bw = rank.Nth(mu[:k], (k-1)/2)-fu, rank.Nth(mw[:k], (k-1)/2)-fw
+	iqU := rank.Nth(mu[:k], 3*k/4) - rank.Nth(mu[:k], k/4)
+	iqW := rank.Nth(mw[:k], 3*k/4) - rank.Nth(mw[:k], k/4)
 	return min(bu, 4*iqU), min(bw, 4*iqW), true
-}
-
-// medianOf returns the lower median of vs, which it sorts.
-func medianOf(vs []int64) int64 {
-	for i := 1; i < len(vs); i++ {
-		for j := i; j > 0 && vs[j] < vs[j-1]; j-- {
-			vs[j], vs[j-1] = vs[j-1], vs[j]
-		}
-	}
-	return vs[(len(vs)-1)/2]
 }

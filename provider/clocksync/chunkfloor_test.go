@@ -4,8 +4,6 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // TestShortMinBias: where a stretch of q samples' minimum sits above the
@@ -68,34 +66,4 @@ func TestShortMinBias(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestMedianOf(t *testing.T) {
-	for _, tt := range []struct {
-		in   []int64
-		want int64
-	}{
-		{[]int64{5}, 5},
-		{[]int64{3, 1, 2}, 2},
-		{[]int64{4, 1, 3, 2}, 2},
-		{[]int64{9, 9, 1, 1, 5}, 5},
-	} {
-		in := append([]int64(nil), tt.in...)
-		if got := medianOf(in); got != tt.want {
-			t.Errorf("medianOf(%v) = %d, want %d", tt.in, got, tt.want)
-		}
-		if !cmp.Equal(in, sortedCopy(tt.in)) {
-			t.Errorf("medianOf left %v, want it sorted", in)
-		}
-	}
-}
-
-func sortedCopy(v []int64) []int64 {
-	c := append([]int64(nil), v...)
-	for i := 1; i < len(c); i++ {
-		for j := i; j > 0 && c[j] < c[j-1]; j-- {
-			c[j], c[j-1] = c[j-1], c[j]
-		}
-	}
-	return c
 }
