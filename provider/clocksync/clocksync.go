@@ -290,6 +290,7 @@ type Estimator struct {
 	xs, ys, ws []float64
 	tmp        []float64
 	segs       []int
+	segs2      []int // splitLevels' scratch
 }
 
 // bin holds the lowest one-way deltas seen in one stretch of client time,
@@ -327,6 +328,7 @@ func New(cfg Config) (*Estimator, error) {
 		ud: make([]int64, m), wd: make([]int64, m),
 		bins: make([]bin, numBins),
 		xs:   make([]float64, 0, 2*numBins), ys: make([]float64, 0, 2*numBins), ws: make([]float64, 0, 2*numBins),
+		segs: make([]int, 0, 2*numBins+1), segs2: make([]int, 0, 2*numBins+1),
 		bound: -1,
 	}, nil
 }
@@ -344,7 +346,7 @@ func (e *Estimator) LastEvent() Event { return e.last }
 // Reset forgets every sample, as when connecting to another server.
 func (e *Estimator) Reset() {
 	*e = Estimator{cfg: e.cfg, t: e.t, u: e.u, w: e.w, ud: e.ud, wd: e.wd, bins: e.bins,
-		xs: e.xs, ys: e.ys, ws: e.ws, tmp: e.tmp, segs: e.segs, stats: e.stats, bound: -1, olderDirty: true}
+		xs: e.xs, ys: e.ys, ws: e.ws, tmp: e.tmp, segs: e.segs, segs2: e.segs2, stats: e.stats, bound: -1, olderDirty: true}
 }
 
 func (e *Estimator) at(i int) int { return (e.head + i) & (len(e.t) - 1) }

@@ -222,6 +222,9 @@ func (e *Estimator) fitOnce(from int, guess float64, weighted bool) (r, se float
 		return 0, 0, false
 	}
 	e.segs = append(e.segs, n)
+	if weighted {
+		e.splitLevels(guess)
+	}
 	for k := 0; k+1 < len(e.segs); k++ {
 		a, b := e.segs[k], e.segs[k+1]
 		centre(e.xs[a:b], e.ys[a:b], e.ws[a:b])
