@@ -17,28 +17,32 @@ import "math"
 // alike), and by more than levelFloor. A clock step moves both directions
 // alike and is split in both, which leaves the slope as it was.
 func (e *Estimator) splitLevels(guess float64) {
-	for range levelPasses {
-		e.segs2 = e.segs2[:0]
-		added := false
-		for k := 0; k+1 < len(e.segs); k++ {
-			a, b := e.segs[k], e.segs[k+1]
-			e.segs2 = append(e.segs2, a)
-			if at := e.levelSplit(a, b, guess); at > 0 {
-				e.segs2 = append(e.segs2, at)
-				added = true
-			}
-		}
-		e.segs2 = append(e.segs2, e.segs[len(e.segs)-1])
-		e.segs, e.segs2 = e.segs2, e.segs
-		if !added {
-			return
-		}
+	e.segs2 = e.segs2[:0]
+	for k := 0; k+1 < len(e.segs); k++ {
+		e.splitSegment(e.segs[k], e.segs[k+1], guess, levelPasses)
 	}
+	e.segs2 = append(e.segs2, e.segs[len(e.segs)-1])
+	e.segs, e.segs2 = e.segs2, e.segs
+}
+
+// splitSegment appends to segs2 the start of [a, b) and of each level
+// found in it, splitting each side again up to depth times.
+func (e *Estimator) splitSegment(a, b int, guess float64, depth int) {
+	at := 0
+	if depth > 0 {
+		at = e.levelSplit(a, b, guess)
+	}
+	if at == 0 {
+		e.segs2 = append(e.segs2, a)
+		return
+	}
+	e.splitSegment(a, at, guess, depth-1)
+	e.splitSegment(at, b, guess, depth-1)
 }
 
 const (
-	// levelPasses bounds the splits to 2^3 per segment: each pass splits
-	// each segment at most once.
+	// levelPasses bounds the splits to 2^3 per segment: each side of a
+	// split is split again at most this many times in all.
 	levelPasses = 3
 	// levelMinBins is the fewest bins either side of a split, 16 s: a
 	// queue's swell shorter than that is the weights' to discount.
