@@ -19,7 +19,7 @@ import "math"
 func (e *Estimator) splitLevels(guess float64) {
 	e.segs2 = e.segs2[:0]
 	for k := 0; k+1 < len(e.segs); k++ {
-		e.splitSegment(e.segs[k], e.segs[k+1], guess, levelPasses)
+		e.splitSegment(e.segs[k], e.segs[k+1], guess, levelDepth)
 	}
 	e.segs2 = append(e.segs2, e.segs[len(e.segs)-1])
 	e.segs, e.segs2 = e.segs2, e.segs
@@ -41,9 +41,9 @@ func (e *Estimator) splitSegment(a, b int, guess float64, depth int) {
 }
 
 const (
-	// levelPasses bounds the splits to 2^3 per segment: each side of a
-	// split is split again at most this many times in all.
-	levelPasses = 3
+	// levelDepth bounds the splits to 2^3 levels per segment: each side
+	// of a split is split again, this many times deep at most.
+	levelDepth = 3
 	// levelMinBins is the fewest bins either side of a split, 16 s: a
 	// queue's swell shorter than that is the weights' to discount.
 	levelMinBins = 8
@@ -64,23 +64,19 @@ func (e *Estimator) levelSplit(a, b int, guess float64) int {
 		return 0
 	}
 	xs, ys, ws := e.xs, e.ys, e.ws
-	var W, S, Q float64
+	var W, S float64
 	for j := a; j < b; j++ {
-		d := ys[j] - guess*xs[j]
 		W += ws[j]
-		S += ws[j] * d
-		Q += ws[j] * d * d
+		S += ws[j] * (ys[j] - guess*xs[j])
 	}
 	if W <= 0 {
 		return 0
 	}
 	best, at := 0.0, 0
-	var w1, s1, q1 float64
+	var w1, s1, wl, sl float64
 	for j := a; j < b-levelMinBins; j++ {
-		d := ys[j] - guess*xs[j]
 		w1 += ws[j]
-		s1 += ws[j] * d
-		q1 += ws[j] * d * d
+		s1 += ws[j] * (ys[j] - guess*xs[j])
 		if j+1-a < levelMinBins {
 			continue
 		}
@@ -91,21 +87,13 @@ func (e *Estimator) levelSplit(a, b int, guess float64) int {
 		// The reduction in weighted squared error from two means.
 		gain := s1*s1/w1 + s2*s2/w2 - S*S/W
 		if gain > best {
-			best, at = gain, j+1
+			best, at, wl, sl = gain, j+1, w1, s1
 		}
 	}
 	if at == 0 {
 		return 0
 	}
-	var wl, sl, wr, sr float64
-	for j := a; j < b; j++ {
-		d := ys[j] - guess*xs[j]
-		if j < at {
-			wl, sl = wl+ws[j], sl+ws[j]*d
-		} else {
-			wr, sr = wr+ws[j], sr+ws[j]*d
-		}
-	}
+	wr, sr := W-wl, S-sl
 	ml, mr := sl/wl, sr/wr
 	step := math.Abs(mr - ml)
 	if step < levelFloor {

@@ -112,10 +112,10 @@ func TestSplitLevels(t *testing.T) {
 // history's fit away from the long one's, and the drift followed it as a
 // rate change (random:216 seed 2, handovers and a bloat of up to 185 ms
 // moving the floors: the drift went from 36 ppm to −7 at 780 s, and
-// 4.8 ms of error stayed for the rest of the run). Split at the level change, the recent history agrees with
-// the long one. 20 seeds each; the code before the split erred by up
-// to 10.5, 7.4 and 3.7 ppm on the rises (a fall lifts no point off its
-// floor, and it did not).
+// 4.8 ms of error stayed for the rest of the run). Split at the level
+// change, the recent history agrees with the long one. 20 seeds each; the
+// code before the split erred by up to 10.5, 7.4 and 3.7 ppm on the
+// rises (a fall lifts no point off its floor, and it did not).
 func TestUnseenStepLeavesTheDrift(t *testing.T) {
 	const n = numBins
 	const rate = 36e-6
