@@ -80,6 +80,14 @@ func TestReplayedScenarios(t *testing.T) {
 		{4449, 5, 1, 50 * time.Millisecond, "pinged at 20 Hz, a 228ms client step back on a 233ms round trip: a ping sent before it whose downlink took 383ms came in after the jump was taken, its uplink delta of the old clock, and the acquisition took it for the uplink's floor (114ms of error under a bound of 3ms for 52s, 95.6%)"},
 		{1860, 3, 0.4, 0, "a 373 ppm client slew's end: the downlink's fall, measured against a floor the drift's error had tilted 1.8ms below where its newest stretches sat, looked a third of the uplink's rise, and the end was taken for a clock jump 15.6s after it (p99 0.96ms)"},
 		{618, 4, 0.4, 0, "a 272 ppm server slew on a precise uplink: its fall, begun before the span looked at, had lowered the floor it was measured against, and the start was seen 15s in rather than 11; its end's rate, the two sides' slopes averaged alike, was 26 ppm off rather than 4 (p99 0.75ms)"},
+		{126, 1, 1, 0, "a 5.6ms client step under a 9.2ms triangular uplink: the downlink's rise, on a soft 5G floor, was too loosely known from its minimum for the doubt to decide for a minute, and half the step stayed for the rest of the run (p99 4.09ms)"},
+		{1001, 3, 0.3, 0, "as random:126, a 1.3ms server step under 2.2ms of triangular downlink jitter and a Pareto uplink (p99 1.27ms)"},
+		{1127, 4, 1, 0, "as random:126, a 5.2ms client step under a 10.5ms triangular downlink (p99 4.23ms)"},
+		{254, 1, 5, 0, "guards random:126's rule: without its check for an interruption, the run's first handover (13ms down, 14ms up, the round trip within the 4ms precision of a 5G uplink's floor) was taken for a jump (p99 2.9 -> 15.1ms)"},
+		{179, 2, 3, 0, "guards random:126's rule: without its check for a path that held still, a handover after others, one ping lost, was taken for a jump (p99 1.0 -> 10.8ms)"},
+		{315, 3, 0.5, 0, "guards random:126's rule: without its check for a rate that moved, a -482 ppm server slew's end, its first fall, was taken for a jump, and the restart lost the slew's end (p99 0.08 -> 2.7ms)"},
+		{4707, 2, 0.2, 50 * time.Millisecond, "guards random:126's rule: pinged at 20 Hz, without its check for a rate over the samples since, a -355 ppm client slew under way, unseen yet, had its first fall taken for a jump (p99 0.04 -> 1.9ms)"},
+		{9084, 1, 0.1, 0, "guards random:126's rule: as random:4707, a +130 ppm server slew on a 244ms round trip (p99 0.024 -> 0.34ms)"},
 		{3597, 4, 0, 0, "a 339 ppm client slew on a path whose uplink waits up to 13.6ms for a cellular grant: the downlink showed its rise at once, the uplink's fall hid in the grant's jitter near its floor, and the rise counted for nothing until the slew was seen 8s in (1.4ms of error under 0.4 to 0.8ms, 98.85%)"},
 	}
 	for _, tt := range tests {

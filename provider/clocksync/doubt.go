@@ -48,6 +48,10 @@ type doubt struct {
 	preRaw, tPre int64
 	preK         int
 	preOK        bool
+	// Of the other side's samples before the fall (seen), how many lay
+	// within half the fall of its floor (near): what the path reading
+	// expects among the samples since (quickstep.go).
+	near, seen int
 }
 
 // floorPrec is how closely two floors' move is known: twice their
@@ -107,6 +111,7 @@ func (e *Estimator) suspect(fellU bool, size, tol, now int64) {
 		fallen, floor = bu, bw
 	}
 	e.levelBefore(&d, fallen-size/2, floor)
+	e.nearFloorBefore(&d, floor, now)
 	e.doubt = d
 }
 
@@ -291,6 +296,10 @@ func (e *Estimator) weighDoubt() Event {
 			e.endDoubt()
 		}
 		return EventNone
+	}
+	if e.quickStep(k, rise, prec) {
+		e.doubtWasClock(k, d.size)
+		return EventClockJump
 	}
 	// Both readings must be told apart: the rise beyond what the floors'
 	// precision and the noise allow without it.
