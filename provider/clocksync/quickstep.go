@@ -80,7 +80,7 @@ func (e *Estimator) quickStep(k int, rise, prec int64) bool {
 		return false
 	// One fall, not a drain in parts, on floors that do not wander by as
 	// much (a queue's), after no change of the path for quickQuiet.
-	case d.parts != 1 || d.from != d.at || 8*max(e.slowU, e.slowW) > d.size || !e.pathQuietBefore(d.from):
+	case d.parts != 1 || d.from != d.at || 8*max(e.slowU, e.slowW) > d.size || e.pathsSince(d.from-quickQuiet) != e.pathsSince(d.from):
 		return false
 	// Not while the estimator itself is settling or a rate is moving: a
 	// slew's end also lowers one floor sample by sample.
@@ -97,17 +97,6 @@ func (e *Estimator) quickStep(k int, rise, prec int64) bool {
 	dr, ok := e.shiftRate(k)
 	span := e.t[e.at(e.n-1)] - e.t[e.at(e.n-k)]
 	return ok && math.Abs(dr)*float64(span) <= float64(d.size)/4
-}
-
-// pathQuietBefore reports whether no path change is logged in the
-// quickQuiet before client time at.
-func (e *Estimator) pathQuietBefore(at int64) bool {
-	for j := max(0, e.pathLogN-numPathLog); j < e.pathLogN; j++ {
-		if ev := e.pathLog[j%numPathLog]; ev.at < at && at-ev.at < quickQuiet {
-			return false
-		}
-	}
-	return true
 }
 
 // unbrokenSince reports whether the window's samples since client time
