@@ -88,6 +88,11 @@ func TestReplayedScenarios(t *testing.T) {
 		{315, 3, 0.5, 0, "guards random:126's rule: without its check for a rate that moved, a -482 ppm server slew's end, its first fall, was taken for a jump, and the restart lost the slew's end (p99 0.08 -> 2.7ms)"},
 		{4707, 2, 0.2, 50 * time.Millisecond, "guards random:126's rule: pinged at 20 Hz, without its check for a rate over the samples since, a -355 ppm client slew under way, unseen yet, had its first fall taken for a jump (p99 0.04 -> 1.9ms)"},
 		{9084, 1, 0.1, 0, "guards random:126's rule: as random:4707, a +130 ppm server slew on a 244ms round trip (p99 0.024 -> 0.34ms)"},
+		{104, 2, 2, 0, "a -152 ppm client slew's end under 8ms of uplink jitter: over the newest 16s of drift bins the slopes were known to +-100 ppm, too loosely, and the end went unseen; a clock step later was taken with the wrong rate (p99 6.1ms)"},
+		{8963, 5, 3, 0, "guards random:104's longer fit: without its round-trip check, a server slew's end seen while a 124ms uplink bloat built restarted the window on the bloat (p99 1.7 -> 17ms)"},
+		{8552, 5, 13, 0, "guards random:104's longer fit: without its check against the shortest round trip, a bloat that had built for longer than the span bent both floors before a slew (p99 11.8 -> 23.1ms)"},
+		{1062, 3, 40, 0, "guards random:104's longer fit: unless the newest 16s bend both directions alike too, short of their own error, a bloat over a queued uplink was taken for a 900 ppm rate change (p99 34 -> 58ms)"},
+		{8315, 2, 3.5, 0, "guards random:104's longer fit: as random:1062, a queue under 37ms of uplink jitter, with the 16s fit's uplink too scattered to weigh (p99 2.9 -> 4.3ms)"},
 		{3597, 4, 0, 0, "a 339 ppm client slew on a path whose uplink waits up to 13.6ms for a cellular grant: the downlink showed its rise at once, the uplink's fall hid in the grant's jitter near its floor, and the rise counted for nothing until the slew was seen 8s in (1.4ms of error under 0.4 to 0.8ms, 98.85%)"},
 	}
 	for _, tt := range tests {

@@ -263,6 +263,7 @@ type Estimator struct {
 	youngErr     int64   // half the falls followed as a young window's convergence
 	fellU, fellW bool    // a rise the other direction fell by as it came, while it lasts (hidden.go)
 	kinks        int     // bins in a row whose slope bent away (steps.go)
+	kinksLong    int     // and over kinkLongBins, where kinkBins did not
 	bendErr      int64   // what an unconfirmed bend can have added to the offset
 	bendRate     float64 // how far its rate is from the drift's
 	modelOffset  int64   // the offset the model gave at est.At, before the newest samples' clamp (ns)

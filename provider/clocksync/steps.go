@@ -1,9 +1,6 @@
 package clocksync
 
-import (
-	"math"
-	"time"
-)
+import "time"
 
 // tolerances returns how far below a floor a sample must be to count as a
 // step down (a quarter of the mean excess over the floor, which the floor
@@ -435,123 +432,6 @@ func (e *Estimator) rateShift(span int) {
 // drain); a faster change of the clock itself steps the floors, which the
 // jump test sees.
 const maxShift = 1000e-6
-
-// kinkBins is how many of the newest drift bins are fitted on their own to
-// see the rate change: 16 s.
-const kinkBins = 8
-
-// kinkSlack is how far the newest bins' slope may differ from the
-// history's beyond their errors before the rate counts as changed.
-const kinkSlack = 50e-6
-
-// kinkSigmas is how many standard errors apart the slopes must be, and
-// kinkRun on how many bins in a row: short fits to a few jittery minima
-// stray further than their errors say now and then.
-const (
-	kinkSigmas = 5
-	kinkRun    = 3
-)
-
-// detectKink compares the slope of the newest bins with the drift fitted
-// over the whole history. A slew that starts or ends without a step of
-// the floors the rise detector would see (on a jittery path a floor that
-// rises at a few hundred ppm hides in the jitter for a long time) bends
-// the floors there; both directions bend alike, which a queue does not.
-func (e *Estimator) detectKink() Event {
-	if e.driftHold > 0 && e.bending && !e.slewing && e.acquiring == 0 {
-		// The fit waits for a one-way step's new segment (shiftBins): a
-		// bend under way goes on meanwhile, and so does what it adds.
-		e.bendErr = e.bendAdded()
-		return EventNone
-	}
-	if e.slewing || e.acquiring > 0 || e.driftHold > 0 || !e.fitted || e.binN < 3*kinkBins {
-		e.kinks, e.bendErr, e.bending = 0, 0, false
-		return EventNone
-	}
-	// A sample below a floor may be a jump's first (the jump test waits
-	// for JumpConfirm of them): a bin it ends is no slope to fit.
-	if e.belowU > 0 || e.belowW > 0 {
-		return EventNone
-	}
-	rK, seK, ok := e.regressBins(e.binN - kinkBins)
-	if !ok {
-		e.kinks, e.bendErr, e.bending = 0, 0, false
-		return EventNone
-	}
-	d := e.dirSlopes
-	// Long before a bend is sure, the offset may be off by what it adds up
-	// to over the newest bins: the bound says so.
-	since := e.bins[(e.binHead+e.binN-kinkBins)%numBins].start
-	// A bend that goes on for longer began before the newest bins.
-	e.bendErr = 0
-	if diff := math.Abs(rK - e.r); diff > 2*math.Hypot(seK, e.rSE) {
-		if !e.bending || e.bendSince > since {
-			e.bendSince, e.bending = since, true
-		}
-		e.bendRate = diff
-		e.bendErr = e.bendAdded()
-	} else {
-		e.bending = false
-	}
-	// Both directions bend, the same way and by as much: a clock. A queue
-	// bends one, or each its own way.
-	bent := func(s, se float64) bool {
-		return (s-e.r > 0) == (rK-e.r > 0) && math.Abs(s-e.r) > kinkSigmas/2*math.Hypot(se, e.rSE)+kinkSlack/2
-	}
-	if !d.okU || !d.okW || math.Abs(rK-e.r) <= kinkSigmas*math.Hypot(seK, e.rSE)+kinkSlack || math.Abs(rK-e.r) > maxShift ||
-		!bent(d.u, d.seU) || !bent(d.w, d.seW) || math.Abs(d.u-d.w) > 3*math.Hypot(d.seU, d.seW)+kinkSlack {
-		e.kinks = 0
-		return EventNone
-	}
-	if e.kinks++; e.kinks < kinkRun {
-		return EventNone
-	}
-	span := 0
-	for span < e.n && e.t[e.at(e.n-1-span)] >= since {
-		span++
-	}
-	if span < 2 || span > e.n/2 {
-		e.kinks, e.bendErr, e.bending = 0, 0, false
-		return EventNone
-	}
-	if !e.bendExplains(rK, span, since) {
-		// Not yet: the bound keeps the bend's error, and the next bent
-		// bin looks again.
-		e.kinks--
-		return EventNone
-	}
-	e.kinks, e.bendErr, e.bending = 0, 0, false
-	e.rateShift(span)
-	return EventClockShift
-}
-
-// bendAdded is what the bend under way has added to the offset since it
-// began, at its rate's distance from the drift.
-func (e *Estimator) bendAdded() int64 {
-	return int64(e.bendRate * float64(abs64(e.t[e.at(e.n-1)]-e.bendSince)))
-}
-
-// bendExplains reports whether the offset the newest span samples give at
-// the new rate rK differs from the current estimate by no more than the
-// bend can have added since it began: a rate change leaves the offset
-// continuous. A queue that builds in one direction while the other's
-// drains can bend both directions' minima alike, but the floors it leaves
-// in the span put the offset far beyond what the bend adds up to (half the
-// queue); restarting on them would throw the estimate that far.
-func (e *Estimator) bendExplains(rK float64, span int, since int64) bool {
-	end := e.t[e.at(e.n-1)]
-	minU, minW := int64(math.MaxInt64), int64(math.MaxInt64)
-	for k := e.n - span; k < e.n; k++ {
-		i := e.at(k)
-		dt := float64(e.t[i] - end)
-		minU = min(minU, e.u[i]-int64(rK*dt))
-		minW = min(minW, e.w[i]+int64(rK*dt))
-	}
-	moved := (minU-minW-e.asym)/2 - (e.modelOffset + int64(e.r*float64(end-int64(e.est.At))))
-	bend := int64((rK - e.r) * float64(end-since))
-	tolU, tolW := e.floorTolerance()
-	return moved >= min(0, bend)-(tolU+tolW)/2 && moved <= max(0, bend)+(tolU+tolW)/2
-}
 
 // discontinuity is how many times further than the rest of its run below
 // a floor the newest sample must fall to start a run of its own.

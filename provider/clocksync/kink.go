@@ -1,0 +1,231 @@
+package clocksync
+
+import "math"
+
+// A slew that starts or ends on a jittery path hides in the floors for a
+// long time; it shows first as the newest drift bins bending away from the
+// drift fitted over the whole history, both directions alike, which a
+// queue does not do. detectKink looks for that bend once per bin and takes
+// it for a rate change (rateShift, steps.go).
+
+// kinkBins is how many of the newest drift bins are fitted on their own to
+// see the rate change: 16 s.
+const kinkBins = 8
+
+// kinkLongBins is how many are fitted when kinkBins do not show a change:
+// 28 s, so that what followed stays under half the default window.
+const kinkLongBins = 14
+
+// kinkSlack is how far the newest bins' slope may differ from the
+// history's beyond their errors before the rate counts as changed.
+const kinkSlack = 50e-6
+
+// kinkSigmas is how many standard errors apart the slopes must be, and
+// kinkRun on how many bins in a row: short fits to a few jittery minima
+// stray further than their errors say now and then.
+const (
+	kinkSigmas = 5
+	kinkRun    = 3
+)
+
+// detectKink compares the slope of the newest bins with the drift fitted
+// over the whole history. A slew that starts or ends without a step of
+// the floors the rise detector would see (on a jittery path a floor that
+// rises at a few hundred ppm hides in the jitter for a long time) bends
+// the floors there; both directions bend alike, which a queue does not.
+func (e *Estimator) detectKink() Event {
+	if e.driftHold > 0 && e.bending && !e.slewing && e.acquiring == 0 {
+		// The fit waits for a one-way step's new segment (shiftBins): a
+		// bend under way goes on meanwhile, and so does what it adds.
+		e.bendErr = e.bendAdded()
+		return EventNone
+	}
+	if e.slewing || e.acquiring > 0 || e.driftHold > 0 || !e.fitted || e.binN < 3*kinkBins {
+		e.kinks, e.kinksLong, e.bendErr, e.bending = 0, 0, 0, false
+		return EventNone
+	}
+	// A sample below a floor may be a jump's first (the jump test waits
+	// for JumpConfirm of them): a bin it ends is no slope to fit.
+	if e.belowU > 0 || e.belowW > 0 {
+		return EventNone
+	}
+	rK, seK, ok := e.regressBins(e.binN - kinkBins)
+	if !ok {
+		e.kinks, e.kinksLong, e.bendErr, e.bending = 0, 0, 0, false
+		return EventNone
+	}
+	d := e.dirSlopes
+	// Long before a bend is sure, the offset may be off by what it adds up
+	// to over the newest bins: the bound says so.
+	since := e.bins[(e.binHead+e.binN-kinkBins)%numBins].start
+	// A bend that goes on for longer began before the newest bins.
+	e.bendErr = 0
+	if diff := math.Abs(rK - e.r); diff > 2*math.Hypot(seK, e.rSE) {
+		if !e.bending || e.bendSince > since {
+			e.bendSince, e.bending = since, true
+		}
+		e.bendRate = diff
+		e.bendErr = e.bendAdded()
+	} else {
+		e.bending = false
+	}
+	// Both directions bend, the same way and by as much: a clock. A queue
+	// bends one, or each its own way.
+	shortOK := e.kinked(rK, seK, d, kinkSigmas/2, kinkSlack/2)
+	rS, dS := rK, d
+	// A rate change the newest bins are too few to tell from their
+	// jitter (random:104: a 152 ppm slew's end under 8ms of uplink
+	// jitter, the 16s slopes ±100 ppm) shows over the newest 28s, each
+	// direction alone clearly bent. Bins bent over either length count
+	// to that run, and it is taken only while the 16s fit bends both
+	// directions alike too, short of its own error alone: a queue that
+	// ramps one floor for longer leaves the other's 16s slope flat or
+	// too scattered to weigh (random:1062, 8315).
+	var rL float64
+	longOK := false
+	if (!shortOK || e.kinks+1 < kinkRun) && e.binN >= 3*kinkLongBins {
+		var seL float64
+		var ok bool
+		rL, seL, ok = e.regressBins(e.binN - kinkLongBins)
+		longOK = ok && e.kinked(rL, seL, e.dirSlopes, kinkSigmas, kinkSlack)
+	}
+	if !shortOK && !longOK {
+		e.kinks, e.kinksLong = 0, 0
+		return EventNone
+	}
+	e.kinks, e.kinksLong = e.kinks+1, e.kinksLong+1
+	if !shortOK {
+		e.kinks = 0
+	}
+	run, long := &e.kinks, false
+	switch {
+	case e.kinks >= kinkRun:
+	case e.kinksLong >= kinkRun && longOK && e.bentAlike(rS, dS, kinkSigmas/2, kinkSlack/2):
+		run, long = &e.kinksLong, true
+		rK, since = rL, e.bins[(e.binHead+e.binN-kinkLongBins)%numBins].start
+	default:
+		return EventNone
+	}
+	span := 0
+	for span < e.n && e.t[e.at(e.n-1-span)] >= since {
+		span++
+	}
+	// Over the longer span, a bloat that bent one floor while the
+	// other's jitter bent the same way by chance must not be taken: the
+	// round trip says which (random:8963, 8552). Its run alone ends; the
+	// bend the 16s fit measures stays in the bound.
+	if long && (span > e.n/2 || !e.roundTripHeld(span) || !e.nearShortest(rK, span)) {
+		*run = 0
+		return EventNone
+	}
+	if span < 2 || span > e.n/2 {
+		e.kinks, e.kinksLong, e.bendErr, e.bending = 0, 0, 0, false
+		return EventNone
+	}
+	if !e.bendExplains(rK, span, since) {
+		// Not yet: the bound keeps the bend's error, and the next bent
+		// bin looks again.
+		*run--
+		return EventNone
+	}
+	e.kinks, e.kinksLong, e.bendErr, e.bending = 0, 0, 0, false
+	e.rateShift(span)
+	return EventClockShift
+}
+
+// kinked reports whether a fit of the newest bins, at rate rK with error
+// seK and each direction's slopes d, has the rate changed: clearly beyond
+// the errors, both directions the same way, each by more than each of its
+// standard errors and slack, and by as much, and no faster than a clock is
+// steered. (The 16s fit wants each direction 2σ + 25 ppm off: kinkSigmas/2
+// is an integer constant's division.)
+func (e *Estimator) kinked(rK, seK float64, d dirSlopes, each, slack float64) bool {
+	return math.Abs(rK-e.r) > kinkSigmas*math.Hypot(seK, e.rSE)+kinkSlack && e.bentAlike(rK, d, each, slack)
+}
+
+// bentAlike is kinked but for the fit's own error: both directions bent
+// from the drift the way rK is, each by more than each of its standard
+// errors and slack, and by as much; rK no faster than a clock is steered.
+func (e *Estimator) bentAlike(rK float64, d dirSlopes, each, slack float64) bool {
+	bent := func(s, se float64) bool {
+		return (s-e.r > 0) == (rK-e.r > 0) && math.Abs(s-e.r) > each*math.Hypot(se, e.rSE)+slack
+	}
+	return d.okU && d.okW && math.Abs(rK-e.r) <= maxShift &&
+		bent(d.u, d.seU) && bent(d.w, d.seW) && math.Abs(d.u-d.w) <= 3*math.Hypot(d.seU, d.seW)+kinkSlack
+}
+
+// roundTripHeld reports whether the round trip's floor over the newest
+// span samples is where it was over as many before them, within half its
+// mean excess there: a clock's rate leaves the round trip as it was, and a
+// queue that bends one floor lifts it (random:8963: a slew's end seen over
+// kinkLongBins while a bloat built on the uplink; taken, it restarted the
+// window on the bloat, 1.7 → 17 ms).
+func (e *Estimator) roundTripHeld(span int) bool {
+	if 2*span > e.n {
+		return false
+	}
+	newer, older := int64(math.MaxInt64), int64(math.MaxInt64)
+	var sum int64
+	for k := e.n - 2*span; k < e.n; k++ {
+		i := e.at(k)
+		rtt := e.u[i] + e.w[i]
+		if k < e.n-span {
+			older = min(older, rtt)
+			sum += rtt
+		} else {
+			newer = min(newer, rtt)
+		}
+	}
+	excess := sum/int64(span) - older
+	return newer-older <= max(excess/2, 2*tolMin)
+}
+
+// nearShortest reports whether the newest span samples' floors, at rate
+// rK, add up to the shortest round trip the path has shown, within both
+// states' tolerances.
+func (e *Estimator) nearShortest(rK float64, span int) bool {
+	short := e.shortestKnown()
+	if short < 0 {
+		return true
+	}
+	k := e.known[short]
+	ku, kw := e.floorsAt(k)
+	end := e.t[e.at(e.n-1)]
+	minU, minW := int64(math.MaxInt64), int64(math.MaxInt64)
+	for j := e.n - span; j < e.n; j++ {
+		i := e.at(j)
+		dt := float64(e.t[i] - end)
+		minU = min(minU, e.u[i]-int64(rK*dt))
+		minW = min(minW, e.w[i]+int64(rK*dt))
+	}
+	tolU, tolW := e.floorTolerance()
+	return minU+minW-ku-kw <= tolU+tolW+k.tolU+k.tolW
+}
+
+// bendAdded is what the bend under way has added to the offset since it
+// began, at its rate's distance from the drift.
+func (e *Estimator) bendAdded() int64 {
+	return int64(e.bendRate * float64(abs64(e.t[e.at(e.n-1)]-e.bendSince)))
+}
+
+// bendExplains reports whether the offset the newest span samples give at
+// the new rate rK differs from the current estimate by no more than the
+// bend can have added since it began: a rate change leaves the offset
+// continuous. A queue that builds in one direction while the other's
+// drains can bend both directions' minima alike, but the floors it leaves
+// in the span put the offset far beyond what the bend adds up to (half the
+// queue); restarting on them would throw the estimate that far.
+func (e *Estimator) bendExplains(rK float64, span int, since int64) bool {
+	end := e.t[e.at(e.n-1)]
+	minU, minW := int64(math.MaxInt64), int64(math.MaxInt64)
+	for k := e.n - span; k < e.n; k++ {
+		i := e.at(k)
+		dt := float64(e.t[i] - end)
+		minU = min(minU, e.u[i]-int64(rK*dt))
+		minW = min(minW, e.w[i]+int64(rK*dt))
+	}
+	moved := (minU-minW-e.asym)/2 - (e.modelOffset + int64(e.r*float64(end-int64(e.est.At))))
+	bend := int64((rK - e.r) * float64(end-since))
+	tolU, tolW := e.floorTolerance()
+	return moved >= min(0, bend)-(tolU+tolW)/2 && moved <= max(0, bend)+(tolU+tolW)/2
+}
