@@ -190,16 +190,23 @@ func (e *Estimator) nearShortest(rK float64, span int) bool {
 	}
 	k := e.known[short]
 	ku, kw := e.floorsAt(k)
+	minU, minW := e.spanFloors(rK, span)
+	tolU, tolW := e.floorTolerance()
+	return minU+minW-ku-kw <= tolU+tolW+k.tolU+k.tolW
+}
+
+// spanFloors returns the newest span samples' floors, raw one-way deltas
+// detrended at rate rK to the newest sample.
+func (e *Estimator) spanFloors(rK float64, span int) (minU, minW int64) {
 	end := e.t[e.at(e.n-1)]
-	minU, minW := int64(math.MaxInt64), int64(math.MaxInt64)
-	for j := e.n - span; j < e.n; j++ {
-		i := e.at(j)
+	minU, minW = math.MaxInt64, math.MaxInt64
+	for k := e.n - span; k < e.n; k++ {
+		i := e.at(k)
 		dt := float64(e.t[i] - end)
 		minU = min(minU, e.u[i]-int64(rK*dt))
 		minW = min(minW, e.w[i]+int64(rK*dt))
 	}
-	tolU, tolW := e.floorTolerance()
-	return minU+minW-ku-kw <= tolU+tolW+k.tolU+k.tolW
+	return minU, minW
 }
 
 // bendAdded is what the bend under way has added to the offset since it
@@ -217,13 +224,7 @@ func (e *Estimator) bendAdded() int64 {
 // queue); restarting on them would throw the estimate that far.
 func (e *Estimator) bendExplains(rK float64, span int, since int64) bool {
 	end := e.t[e.at(e.n-1)]
-	minU, minW := int64(math.MaxInt64), int64(math.MaxInt64)
-	for k := e.n - span; k < e.n; k++ {
-		i := e.at(k)
-		dt := float64(e.t[i] - end)
-		minU = min(minU, e.u[i]-int64(rK*dt))
-		minW = min(minW, e.w[i]+int64(rK*dt))
-	}
+	minU, minW := e.spanFloors(rK, span)
 	moved := (minU-minW-e.asym)/2 - (e.modelOffset + int64(e.r*float64(end-int64(e.est.At))))
 	bend := int64((rK - e.r) * float64(end-since))
 	tolU, tolW := e.floorTolerance()
