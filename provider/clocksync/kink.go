@@ -164,20 +164,16 @@ func (e *Estimator) roundTripHeld(span int) bool {
 	if 2*span > e.n {
 		return false
 	}
-	newer, older := int64(math.MaxInt64), int64(math.MaxInt64)
+	older := int64(math.MaxInt64)
 	var sum int64
-	for k := e.n - 2*span; k < e.n; k++ {
+	for k := e.n - 2*span; k < e.n-span; k++ {
 		i := e.at(k)
-		rtt := e.u[i] + e.w[i]
-		if k < e.n-span {
-			older = min(older, rtt)
-			sum += rtt
-		} else {
-			newer = min(newer, rtt)
-		}
+		rtt := e.ud[i] + e.wd[i]
+		older = min(older, rtt)
+		sum += rtt
 	}
 	excess := sum/int64(span) - older
-	return newer-older <= max(excess/2, 2*tolMin)
+	return e.shortestSince(span)-older <= max(excess/2, 2*tolMin)
 }
 
 // nearShortest reports whether the newest span samples' floors, at rate
