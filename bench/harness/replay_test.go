@@ -90,9 +90,12 @@ func TestReplayedScenarios(t *testing.T) {
 		{9084, 1, 0.1, 0, "guards random:126's rule: as random:4707, a +130 ppm server slew on a 244ms round trip (p99 0.024 -> 0.34ms)"},
 		{104, 2, 2, 0, "a -152 ppm client slew's end under 8ms of uplink jitter: over the newest 16s of drift bins the slopes were known to +-100 ppm, too loosely, and the end went unseen; a clock step later was taken with the wrong rate (p99 6.1ms)"},
 		{8963, 5, 3, 0, "guards random:104's longer fit: without its round-trip check, a server slew's end seen while a 124ms uplink bloat built restarted the window on the bloat (p99 1.7 -> 17ms)"},
-		{8552, 5, 13, 0, "guards random:104's longer fit: without its check against the shortest round trip, a bloat that had built for longer than the span bent both floors before a slew (p99 11.8 -> 23.1ms)"},
+		{8552, 5, 13, 0, "guards random:104's longer fit: without its check against the shortest round trip, a bloat that had built for longer than the span bent both floors before a slew (p99 11.8 -> 23.1ms); and random:171's one-sided rule: its bins, counted into the both-sided run, made one of that bloat's drain (11.8 -> 24.5ms)"},
 		{1062, 3, 40, 0, "guards random:104's longer fit: unless the newest 16s bend both directions alike too, short of their own error, a bloat over a queued uplink was taken for a 900 ppm rate change (p99 34 -> 58ms)"},
 		{8315, 2, 3.5, 0, "guards random:104's longer fit: as random:1062, a queue under 37ms of uplink jitter, with the 16s fit's uplink too scattered to weigh (p99 2.9 -> 4.3ms)"},
+		{171, 1, 4, 0, "a +365 ppm server slew's end under Wi-Fi power save on the downlink, whose 16s slopes were known to +-500 to 2000 ppm: the uplink showed the end at once but never bent alike with the downlink, and the end went unseen for 50s (p99 13.7ms)"},
+		{1498, 3, 25, 0, "guards random:171's one-sided rule: with the new rate from both directions' envelopes, not the clean one's fit, a downlink bloat's drain threw the drift 650 ppm off (p99 32 -> 54ms)"},
+		{5340, 2, 5, 500 * time.Millisecond, "guards random:171's one-sided rule: pinged at 2 Hz, the shift undid the path changes of the 23s before it, as a both-sided one does, and with them a 38.6ms uplink fall 19s before a slew's end was seen (p99 2.9 -> 18.8ms)"},
 		{3597, 4, 0, 0, "a 339 ppm client slew on a path whose uplink waits up to 13.6ms for a cellular grant: the downlink showed its rise at once, the uplink's fall hid in the grant's jitter near its floor, and the rise counted for nothing until the slew was seen 8s in (1.4ms of error under 0.4 to 0.8ms, 98.85%)"},
 	}
 	for _, tt := range tests {

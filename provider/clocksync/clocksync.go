@@ -264,6 +264,10 @@ type Estimator struct {
 	fellU, fellW bool    // a rise the other direction fell by as it came, while it lasts (hidden.go)
 	kinks        int     // bins in a row whose slope bent away (steps.go)
 	kinksLong    int     // and over kinkLongBins, where kinkBins did not
+	kinksOne     int     // and bins in a row from one bent in one direction alone (returning)
+	before       float64 // the drift fitted before the newest clock shift, if beforeOK (kink.go)
+	beforeSE     float64 // and its standard error
+	beforeOK     bool
 	bendErr      int64   // what an unconfirmed bend can have added to the offset
 	bendRate     float64 // how far its rate is from the drift's
 	modelOffset  int64   // the offset the model gave at est.At, before the newest samples' clamp (ns)

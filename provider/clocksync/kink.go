@@ -41,7 +41,7 @@ func (e *Estimator) detectKink() Event {
 		return EventNone
 	}
 	if e.slewing || e.acquiring > 0 || e.driftHold > 0 || !e.fitted || e.binN < 3*kinkBins {
-		e.kinks, e.kinksLong, e.bendErr, e.bending = 0, 0, 0, false
+		e.kinks, e.kinksLong, e.kinksOne, e.bendErr, e.bending = 0, 0, 0, 0, false
 		return EventNone
 	}
 	// A sample below a floor may be a jump's first (the jump test waits
@@ -51,7 +51,7 @@ func (e *Estimator) detectKink() Event {
 	}
 	rK, seK, ok := e.regressBins(e.binN - kinkBins)
 	if !ok {
-		e.kinks, e.kinksLong, e.bendErr, e.bending = 0, 0, 0, false
+		e.kinks, e.kinksLong, e.kinksOne, e.bendErr, e.bending = 0, 0, 0, 0, false
 		return EventNone
 	}
 	d := e.dirSlopes
@@ -72,6 +72,10 @@ func (e *Estimator) detectKink() Event {
 	// Both directions bend, the same way and by as much: a clock. A queue
 	// bends one, or each its own way.
 	shortOK := e.kinked(rK, seK, d, kinkSigmas/2, kinkSlack/2)
+	// A slew's end under a direction too scattered to show it (Wi-Fi
+	// power save on the downlink: random:171) is seen in the other alone,
+	// when the rate it shows is the one the slew left. Its run is its own.
+	one := !shortOK && e.returning(rK, seK, d)
 	rS, dS := rK, d
 	// A rate change the newest bins are too few to tell from their
 	// jitter (random:104: a 152 ppm slew's end under 8ms of uplink
@@ -89,20 +93,31 @@ func (e *Estimator) detectKink() Event {
 		rL, seL, ok = e.regressBins(e.binN - kinkLongBins)
 		longOK = ok && e.kinked(rL, seL, e.dirSlopes, kinkSigmas, kinkSlack)
 	}
+	// A one-sided run starts at a one-sided bin and goes on through any
+	// bin bent as a clock bends; the both-sided runs do not count the
+	// one-sided bins (random:8552: with them, a bloat's drain made one).
+	switch {
+	case one || (e.kinksOne > 0 && (shortOK || longOK)):
+		e.kinksOne++
+	default:
+		e.kinksOne = 0
+	}
 	if !shortOK && !longOK {
 		e.kinks, e.kinksLong = 0, 0
-		return EventNone
+	} else {
+		e.kinks, e.kinksLong = e.kinks+1, e.kinksLong+1
+		if !shortOK {
+			e.kinks = 0
+		}
 	}
-	e.kinks, e.kinksLong = e.kinks+1, e.kinksLong+1
-	if !shortOK {
-		e.kinks = 0
-	}
-	run, long := &e.kinks, false
+	run, long, oneSided := &e.kinks, false, false
 	switch {
 	case e.kinks >= kinkRun:
 	case e.kinksLong >= kinkRun && longOK && e.bentAlike(rS, dS, kinkSigmas/2, kinkSlack/2):
 		run, long = &e.kinksLong, true
 		rK, since = rL, e.bins[(e.binHead+e.binN-kinkLongBins)%numBins].start
+	case (one || shortOK) && e.kinksOne >= kinkRun:
+		run, oneSided = &e.kinksOne, true
 	default:
 		return EventNone
 	}
@@ -114,12 +129,12 @@ func (e *Estimator) detectKink() Event {
 	// other's jitter bent the same way by chance must not be taken: the
 	// round trip says which (random:8963, 8552). Its run alone ends; the
 	// bend the 16s fit measures stays in the bound.
-	if long && (span > e.n/2 || !e.roundTripHeld(span) || !e.nearShortest(rK, span)) {
+	if (long || oneSided) && (span > e.n/2 || !e.roundTripHeld(span) || !e.nearShortest(rK, span)) {
 		*run = 0
 		return EventNone
 	}
 	if span < 2 || span > e.n/2 {
-		e.kinks, e.kinksLong, e.bendErr, e.bending = 0, 0, 0, false
+		e.kinks, e.kinksLong, e.kinksOne, e.bendErr, e.bending = 0, 0, 0, 0, false
 		return EventNone
 	}
 	if !e.bendExplains(rK, span, since) {
@@ -128,8 +143,11 @@ func (e *Estimator) detectKink() Event {
 		*run--
 		return EventNone
 	}
-	e.kinks, e.kinksLong, e.bendErr, e.bending = 0, 0, 0, false
-	e.rateShift(span)
+	e.kinks, e.kinksLong, e.kinksOne, e.bendErr, e.bending = 0, 0, 0, 0, false
+	// One direction's envelope alone measures the rate it showed; the
+	// other's, scattered, would throw shiftRate's (random:1498: a bloat
+	// draining on that side took it 650 ppm off).
+	e.rateShift(span, rK, oneSided)
 	return EventClockShift
 }
 
@@ -152,6 +170,30 @@ func (e *Estimator) bentAlike(rK float64, d dirSlopes, each, slack float64) bool
 	}
 	return d.okU && d.okW && math.Abs(rK-e.r) <= maxShift &&
 		bent(d.u, d.seU) && bent(d.w, d.seW) && math.Abs(d.u-d.w) <= 3*math.Hypot(d.seU, d.seW)+kinkSlack
+}
+
+// returning reports whether the newest bins' rate rK, clearly changed,
+// shows in one direction alone while the other's slope is too scattered to
+// tell the two rates apart (and does not contradict rK), and rK is the
+// rate the drift had before the newest clock shift, the two known well
+// enough that the match says something (its margin under half the change
+// and under kinkSlack): a slew ends by returning to it. A queue that ramps
+// one floor has no reason to match it.
+func (e *Estimator) returning(rK, seK float64, d dirSlopes) bool {
+	change := math.Abs(rK - e.r)
+	near := 3*math.Hypot(seK, e.beforeSE) + kinkSlack/2
+	if !e.beforeOK || change <= kinkSigmas*math.Hypot(seK, e.rSE)+kinkSlack || change > maxShift ||
+		math.Abs(rK-e.before) > near || near > min(change/2, kinkSlack) {
+		return false
+	}
+	bent := func(s, se float64) bool {
+		return (s-e.r > 0) == (rK-e.r > 0) && math.Abs(s-e.r) > kinkSigmas*math.Hypot(se, e.rSE)+kinkSlack
+	}
+	mute := func(ok bool, s, se float64) bool {
+		return !ok || (2*se > math.Abs(rK-e.r) && math.Abs(s-rK) <= 2*se)
+	}
+	return (d.okU && bent(d.u, d.seU) && mute(d.okW, d.w, d.seW)) ||
+		(d.okW && bent(d.w, d.seW) && mute(d.okU, d.u, d.seU))
 }
 
 // roundTripHeld reports whether the round trip's floor over the newest

@@ -32,3 +32,96 @@ func TestSlewUnderWideJitterIsSeenOverLongerBins(t *testing.T) {
 		}
 	}
 }
+
+// powerSave is a Wi-Fi client's downlink in power save: each packet waits
+// for the access point's next beacon, 102.4 ms apart, so the wait is
+// uniform over the beacon interval, plus jitter.
+func powerSave(jit func(*rand.Rand) time.Duration) func(*rand.Rand) time.Duration {
+	return func(r *rand.Rand) time.Duration {
+		return time.Duration(r.Int64N(int64(102400*time.Microsecond))) + jit(r)
+	}
+}
+
+// TestSlewEndUnderPowerSaveIsSeenInOneDirection: the client clock slews
+// by +365 ppm for 3.5 minutes while the downlink waits for Wi-Fi beacons
+// (random:171's path). Over 16 s of drift bins the downlink's slope is
+// known to ±500–2000 ppm and never bends alike with the uplink, whose
+// floor shows the slew's end at once; the uplink alone is taken, as its
+// rate is the one the slew left.
+func TestSlewEndUnderPowerSaveIsSeenInOneDirection(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3} {
+		p := &path{rng: rand.New(rand.NewPCG(seed, 171)), offset: time.Second, driftPPM: 12,
+			up: 41 * ms, down: 41 * ms, jitUp: triangular(130 * time.Microsecond), jitDn: powerSave(halfNormal(650 * time.Microsecond)),
+			slewFrom: 3 * time.Minute, slewTo: 6*time.Minute + 30*time.Second, slewPPM: 365}
+		e := newEst(t)
+		feed(t, e, p, 0, p.slewTo, 0, nil)
+		shifts := e.Stats().ClockShifts
+		worst, covered, total := feed(t, e, p, p.slewTo, 10*time.Minute, 0, nil)
+		if got := e.Stats().ClockShifts - shifts; shifts != 1 || got != 1 {
+			t.Errorf("seed %d: %d clock shifts during the slew and %d after it began to end, want 1 and 1", seed, shifts, got)
+		}
+		if worst > 2*ms {
+			t.Errorf("seed %d: worst error %v after the slew, want < 2ms", seed, worst)
+		}
+		if frac := float64(covered) / float64(total); frac < 0.99 {
+			t.Errorf("seed %d: bound covered %.2f%%, want >= 99%%", seed, 100*frac)
+		}
+	}
+}
+
+// TestQueueRampUnderPowerSaveIsNoSlewEnd: during the slew above, a queue
+// builds on the uplink at 0.2 ms a second for a minute and drains. Seen
+// in the uplink alone it bends its floor as a clock would, but at a rate
+// the slew did not leave, so it is not taken for the slew's end.
+func TestQueueRampUnderPowerSaveIsNoSlewEnd(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3} {
+		p := &path{rng: rand.New(rand.NewPCG(seed, 171)), offset: time.Second, driftPPM: 12,
+			up: 41 * ms, down: 41 * ms, jitUp: triangular(130 * time.Microsecond), jitDn: powerSave(halfNormal(650 * time.Microsecond)),
+			slewFrom: 3 * time.Minute, slewTo: 9 * time.Minute, slewPPM: 365}
+		e := newEst(t)
+		feed(t, e, p, 0, 5*time.Minute, 0, nil)
+		shifts := e.Stats().ClockShifts
+		ramp := func(now time.Duration) {
+			q := min(max(now-5*time.Minute, 0), time.Minute) / 5000
+			if now > 6*time.Minute+30*time.Second {
+				q = 0
+			}
+			p.up = 41*ms + q
+		}
+		feed(t, e, p, 5*time.Minute, 8*time.Minute, 0, ramp)
+		if got := e.Stats().ClockShifts - shifts; shifts != 1 || got != 0 {
+			t.Errorf("seed %d: %d clock shifts at the slew's start and %d in the queue's time, want 1 and 0", seed, shifts, got)
+		}
+	}
+}
+
+// TestSlewEndSeenInOneDirectionKeepsAStepBeforeIt: as above, and 5 s
+// after the slew ends the uplink's route gets 20 ms shorter. The slew's
+// end is seen in the uplink alone some seconds later; the path change the
+// fall was taken for is no move the rate's change can have made, and
+// stays.
+func TestSlewEndSeenInOneDirectionKeepsAStepBeforeIt(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3} {
+		p := &path{rng: rand.New(rand.NewPCG(seed, 171)), offset: time.Second, driftPPM: 12,
+			up: 41 * ms, down: 41 * ms, jitUp: triangular(130 * time.Microsecond), jitDn: powerSave(halfNormal(650 * time.Microsecond)),
+			slewFrom: 3 * time.Minute, slewTo: 6*time.Minute + 30*time.Second, slewPPM: 365}
+		e := newEst(t)
+		feed(t, e, p, 0, p.slewTo, 0, nil)
+		shorter := func(now time.Duration) {
+			if now >= p.slewTo+5*time.Second {
+				p.up = 21 * ms
+			}
+		}
+		worst, covered, total := feed(t, e, p, p.slewTo, 10*time.Minute, 0, shorter)
+		if st := e.Stats(); st.ClockShifts != 2 {
+			t.Errorf("seed %d: %d clock shifts, want one at each end of the slew", seed, st.ClockShifts)
+		}
+		// Undone, the route's change costs half of it: 10 ms.
+		if worst > 4*ms {
+			t.Errorf("seed %d: worst error %v after the slew, want < 4ms", seed, worst)
+		}
+		if frac := float64(covered) / float64(total); frac < 0.99 {
+			t.Errorf("seed %d: bound covered %.2f%%, want >= 99%%", seed, 100*frac)
+		}
+	}
+}

@@ -449,6 +449,15 @@ func (e *Estimator) undoPathChangesSince(t int64) {
 	e.asymErr = max(wasErr, e.asymErr+abs64(was-e.asym))
 }
 
+// pathMovedSince returns how far the path changes logged since t moved A.
+func (e *Estimator) pathMovedSince(t int64) int64 {
+	k := e.pathsSince(t)
+	if k == e.pathLogN {
+		return 0
+	}
+	return e.asym - e.pathLog[k%numPathLog].before.asym
+}
+
 // pathsSince returns the log index of the oldest path change still logged
 // at or after t, or pathLogN if there is none.
 func (e *Estimator) pathsSince(t int64) int {
@@ -464,11 +473,7 @@ func (e *Estimator) pathsSince(t int64) int {
 // they moved it the way a clock move of the floors' change a−b (move)
 // would, and by no more: part of that move, taken for the path; else 0.
 func (e *Estimator) pathTookClock(t, move int64) int64 {
-	k := e.pathsSince(t)
-	if k == e.pathLogN {
-		return 0
-	}
-	dA := e.asym - e.pathLog[k%numPathLog].before.asym
+	dA := e.pathMovedSince(t)
 	if dA == 0 || (dA > 0) != (move > 0) || abs64(dA) > abs64(move) {
 		return 0
 	}
