@@ -42,6 +42,15 @@ func powerSave(jit func(*rand.Rand) time.Duration) func(*rand.Rand) time.Duratio
 	}
 }
 
+// slewUnderPowerSave is random:171's path: an 82 ms round trip, quiet
+// but for the downlink's power save, and the client clock slewing by
+// +365 ppm from 3 minutes until slewTo.
+func slewUnderPowerSave(seed uint64, slewTo time.Duration) *path {
+	return &path{rng: rand.New(rand.NewPCG(seed, 171)), offset: time.Second, driftPPM: 12,
+		up: 41 * ms, down: 41 * ms, jitUp: triangular(130 * time.Microsecond), jitDn: powerSave(halfNormal(650 * time.Microsecond)),
+		slewFrom: 3 * time.Minute, slewTo: slewTo, slewPPM: 365}
+}
+
 // TestSlewEndUnderPowerSaveIsSeenInOneDirection: the client clock slews
 // by +365 ppm for 3.5 minutes while the downlink waits for Wi-Fi beacons
 // (random:171's path). Over 16 s of drift bins the downlink's slope is
@@ -50,9 +59,7 @@ func powerSave(jit func(*rand.Rand) time.Duration) func(*rand.Rand) time.Duratio
 // rate is the one the slew left.
 func TestSlewEndUnderPowerSaveIsSeenInOneDirection(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
-		p := &path{rng: rand.New(rand.NewPCG(seed, 171)), offset: time.Second, driftPPM: 12,
-			up: 41 * ms, down: 41 * ms, jitUp: triangular(130 * time.Microsecond), jitDn: powerSave(halfNormal(650 * time.Microsecond)),
-			slewFrom: 3 * time.Minute, slewTo: 6*time.Minute + 30*time.Second, slewPPM: 365}
+		p := slewUnderPowerSave(seed, 6*time.Minute+30*time.Second)
 		e := newEst(t)
 		feed(t, e, p, 0, p.slewTo, 0, nil)
 		shifts := e.Stats().ClockShifts
@@ -75,9 +82,7 @@ func TestSlewEndUnderPowerSaveIsSeenInOneDirection(t *testing.T) {
 // the slew did not leave, so it is not taken for the slew's end.
 func TestQueueRampUnderPowerSaveIsNoSlewEnd(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
-		p := &path{rng: rand.New(rand.NewPCG(seed, 171)), offset: time.Second, driftPPM: 12,
-			up: 41 * ms, down: 41 * ms, jitUp: triangular(130 * time.Microsecond), jitDn: powerSave(halfNormal(650 * time.Microsecond)),
-			slewFrom: 3 * time.Minute, slewTo: 9 * time.Minute, slewPPM: 365}
+		p := slewUnderPowerSave(seed, 9*time.Minute)
 		e := newEst(t)
 		feed(t, e, p, 0, 5*time.Minute, 0, nil)
 		shifts := e.Stats().ClockShifts
@@ -102,9 +107,7 @@ func TestQueueRampUnderPowerSaveIsNoSlewEnd(t *testing.T) {
 // stays.
 func TestSlewEndSeenInOneDirectionKeepsAStepBeforeIt(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
-		p := &path{rng: rand.New(rand.NewPCG(seed, 171)), offset: time.Second, driftPPM: 12,
-			up: 41 * ms, down: 41 * ms, jitUp: triangular(130 * time.Microsecond), jitDn: powerSave(halfNormal(650 * time.Microsecond)),
-			slewFrom: 3 * time.Minute, slewTo: 6*time.Minute + 30*time.Second, slewPPM: 365}
+		p := slewUnderPowerSave(seed, 6*time.Minute+30*time.Second)
 		e := newEst(t)
 		feed(t, e, p, 0, p.slewTo, 0, nil)
 		shorter := func(now time.Duration) {

@@ -19,8 +19,15 @@ const shiftChunks = 4
 // times, combined as the clock moves them (oppositely). ok is false when
 // the directions disagree in sign or the span is too short to say.
 func (e *Estimator) shiftRate(span int) (dr float64, ok bool) {
+	dr, _, ok = e.shiftRateErr(span)
+	return dr, ok
+}
+
+// shiftRateErr is shiftRate with the rate's standard error, from the
+// stretch minima's scatter about each side's line.
+func (e *Estimator) shiftRateErr(span int) (dr, se float64, ok bool) {
 	if span < 4*shiftChunks {
-		return 0, false
+		return 0, 0, false
 	}
 	var su, sw [2][shiftChunks]float64 // (time, value) of each stretch's minimum
 	for c := range shiftChunks {
@@ -33,7 +40,7 @@ func (e *Estimator) shiftRate(span int) (dr float64, ok bool) {
 	a, okU := slopeOf(su[0][:], su[1][:])
 	b, okW := slopeOf(sw[0][:], sw[1][:])
 	if !okU || !okW || (a > 0) == (b > 0) {
-		return 0, false
+		return 0, 0, false
 	}
 	// Each side's slope weighed by how well its minima lie on it: on a
 	// soft floor a few seconds' stretch minima scatter by a millisecond,
@@ -41,7 +48,23 @@ func (e *Estimator) shiftRate(span int) (dr float64, ok bool) {
 	// a slew seen 3 s in on such a path took a rate up to 173 ppm off).
 	vu, vw := residualVar(su[0][:], su[1][:], a), residualVar(sw[0][:], sw[1][:], b)
 	dr = (a*vw - b*vu) / (vu + vw)
-	return max(-maxShift, min(maxShift, dr)), true
+	varA, varB := vu/sxxOf(su[0][:]), vw/sxxOf(sw[0][:])
+	se = math.Sqrt(vw*vw*varA+vu*vu*varB) / (vu + vw)
+	return max(-maxShift, min(maxShift, dr)), se, true
+}
+
+// sxxOf is the sum of squared deviations of xs from their mean.
+func sxxOf(xs []float64) float64 {
+	var m float64
+	for _, x := range xs {
+		m += x
+	}
+	m /= float64(len(xs))
+	var ss float64
+	for _, x := range xs {
+		ss += (x - m) * (x - m)
+	}
+	return ss
 }
 
 // residualVar is the mean squared residual of ys about the line of slope

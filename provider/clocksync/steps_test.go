@@ -190,3 +190,38 @@ func TestJumpDuringABendStaysInTheBound(t *testing.T) {
 		t.Errorf("the bound covers %.1f%% of the 15 s after the jump, want >= 99%%", 100*frac)
 	}
 }
+
+// TestSlewEndTakesTheRateItLeft: the client clock slews by +500 ppm for
+// two minutes. Its end is seen in a few seconds, on stretch minima that
+// measure the new rate to tens of ppm (here 11–97 ppm off on five
+// seeds); where that is, within its error, the rate the slew left, known
+// to a ppm from minutes of history, the drift takes that one. On a seed
+// whose minima scatter more than their error says (seed 1, 62 ppm off)
+// it keeps the measurement.
+func TestSlewEndTakesTheRateItLeft(t *testing.T) {
+	exact := 0
+	for seed := uint64(1); seed <= 5; seed++ {
+		p := &path{rng: rand.New(rand.NewPCG(seed, 500)), offset: -6600 * ms, driftPPM: -26,
+			up: 10 * ms, down: 10 * ms, jitUp: exponential(ms), jitDn: exponential(ms),
+			slewFrom: time.Minute, slewTo: 3 * time.Minute, slewPPM: 500}
+		e := newEst(t)
+		feed(t, e, p, 0, p.slewFrom, 0, nil)
+		was := e.Estimate().DriftPPM
+		for now := p.slewFrom; now < 4*time.Minute && e.Stats().ClockShifts < 2; now += 100 * ms {
+			feed(t, e, p, now, now+100*ms, 0, nil)
+		}
+		if st := e.Stats(); st.ClockShifts != 2 {
+			t.Fatalf("seed %d: %d clock shifts by 4 minutes, want one at each end of the slew", seed, st.ClockShifts)
+		}
+		off := math.Abs(e.Estimate().DriftPPM - was)
+		if off <= 1 {
+			exact++
+		}
+		if off > 100 {
+			t.Errorf("seed %d: drift %.1f ppm after the slew's end, %.1f off the rate it left", seed, e.Estimate().DriftPPM, off)
+		}
+	}
+	if exact < 3 {
+		t.Errorf("the slew's end took the rate it left, within 1 ppm, on %d of 5 seeds, want at least 3", exact)
+	}
+}
