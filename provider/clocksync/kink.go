@@ -172,6 +172,11 @@ func (e *Estimator) bentAlike(rK float64, d dirSlopes, each, slack float64) bool
 		bent(d.u, d.seU) && bent(d.w, d.seW) && math.Abs(d.u-d.w) <= 3*math.Hypot(d.seU, d.seW)+kinkSlack
 }
 
+// nearRate is how far a rate measured with standard error se may lie
+// from a rate known with refSE and still be taken for it: three standard
+// errors and half of kinkSlack.
+func nearRate(se, refSE float64) float64 { return 3*math.Hypot(se, refSE) + kinkSlack/2 }
+
 // returning reports whether the newest bins' rate rK, clearly changed,
 // shows in one direction alone while the other's slope is too scattered to
 // tell the two rates apart (and does not contradict rK), and rK is the
@@ -181,7 +186,7 @@ func (e *Estimator) bentAlike(rK float64, d dirSlopes, each, slack float64) bool
 // one floor has no reason to match it.
 func (e *Estimator) returning(rK, seK float64, d dirSlopes) bool {
 	change := math.Abs(rK - e.r)
-	near := 3*math.Hypot(seK, e.beforeSE) + kinkSlack/2
+	near := nearRate(seK, e.beforeSE)
 	if !e.beforeOK || change <= kinkSigmas*math.Hypot(seK, e.rSE)+kinkSlack || change > maxShift ||
 		math.Abs(rK-e.before) > near || near > min(change/2, kinkSlack) {
 		return false

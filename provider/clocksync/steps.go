@@ -429,7 +429,7 @@ func (e *Estimator) rateShift(span int, to float64, toOK bool) {
 	if !toOK {
 		if dr, se, ok := e.shiftRateErr(span); ok {
 			to, toOK = e.r+dr, true
-			near := 3*math.Hypot(se, prevSE) + kinkSlack/2
+			near := nearRate(se, prevSE)
 			if prevOK && math.Abs(to-prev) <= near && near <= math.Abs(prev-e.r)/2 {
 				to = prev
 			}
