@@ -225,6 +225,13 @@ type Estimator struct {
 	pathLog   [numPathLog]pathEvent
 	pathLogN  int
 	episode   pathRef // the stable state before the current run of path changes
+
+	// The rate a shift took, re-measured on what followed it until the
+	// drift is fitted again (shiftrate.go): its standard error (0: none
+	// yet) and the samples it was measured on (0: not to be re-measured).
+	shiftSE float64
+	shiftN  int
+
 	// How far the recent samples lift a floor the window still holds low,
 	// while the clock moves (path.go).
 	liftU, liftW int64
@@ -479,6 +486,7 @@ func (e *Estimator) add(tc, u, w int64) {
 		e.acquiring = 0
 	}
 	e.slewing = e.slewing && e.acquiring > 0
+	e.refineShift(tc)
 
 	if ev := e.detectSteps(); ev != EventNone {
 		e.last = ev

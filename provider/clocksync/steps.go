@@ -426,12 +426,18 @@ func (e *Estimator) rateShift(span int, to float64, toOK bool) {
 	// end's rate 125 ppm off, p99 0.36 -> 0.20 ms). The match must tell
 	// that rate from the current one: its margin under half their
 	// distance.
+	// Only a rate measured here is measured again as samples follow
+	// (refineShift): not one fitted over the bins of a bend, nor the one
+	// the previous shift left.
+	e.shiftSE, e.shiftN = 0, 0
 	if !toOK {
+		e.shiftN = span
 		if dr, se, ok := e.shiftRateErr(span); ok {
 			to, toOK = e.r+dr, true
+			e.shiftSE = se
 			near := nearRate(se, prevSE)
 			if prevOK && math.Abs(to-prev) <= near && near <= math.Abs(prev-e.r)/2 {
-				to = prev
+				to, e.shiftN = prev, 0
 			}
 		}
 	}
