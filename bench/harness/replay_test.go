@@ -97,6 +97,7 @@ func TestReplayedScenarios(t *testing.T) {
 		{1498, 3, 25, 0, "guards random:171's one-sided rule: with the new rate from both directions' envelopes, not the clean one's fit, a downlink bloat's drain threw the drift 650 ppm off (p99 32 -> 54ms)"},
 		{5340, 2, 5, 500 * time.Millisecond, "guards random:171's one-sided rule: pinged at 2 Hz, the shift undid the path changes of the 23s before it, as a both-sided one does, and with them a 38.6ms uplink fall 19s before a slew's end was seen (p99 2.9 -> 18.8ms)"},
 		{8279, 3, 0.4, 0, "a +383 ppm server slew's end under 2.3ms of normal uplink jitter: the few seconds of minima that showed the shift gave no rate, and the drift kept the slew's, 383 ppm off, until the drift tracker's first fit 9s on (2ms of error, p99 0.89ms)"},
+		{430, 1, 0.2, 0, "a +296 ppm client slew's end under 1.6ms of exponential uplink jitter: one side's halves of the early look's run sat level by chance, and the end was seen 13.5s after it (p99 0.71ms)"},
 		{3597, 4, 0, 0, "a 339 ppm client slew on a path whose uplink waits up to 13.6ms for a cellular grant: the downlink showed its rise at once, the uplink's fall hid in the grant's jitter near its floor, and the rise counted for nothing until the slew was seen 8s in (1.4ms of error under 0.4 to 0.8ms, 98.85%)"},
 	}
 	for _, tt := range tests {

@@ -165,3 +165,37 @@ func TestShiftRateIsMeasuredAgainOnWhatFollows(t *testing.T) {
 		t.Errorf("median worst error between the shift and the drift's fit %.3f ms (%v), want < 0.2 ms", m, worsts)
 	}
 }
+
+// TestSlewIsSeenWhereOneFloorsHalvesHideIt: a 500 ppm slew under 3 ms of
+// uniform jitter each way, 30 seeds. The early look at a slew asks the
+// run's newer half to sit past its older half; with the ramp over a half
+// (0.75 ms at 3 s) under the jitter, one side's half minima can sit level
+// by chance, and the shift waited for a longer run: up to 9.2 s after the
+// slew began, against 4.2-6.8 s when both sides' moves are weighed
+// together (and each third of the run past the one before, which a step
+// inside it is not).
+func TestSlewIsSeenWhereOneFloorsHalvesHideIt(t *testing.T) {
+	var delays []float64
+	for seed := uint64(1); seed <= 30; seed++ {
+		p := &path{rng: rand.New(rand.NewPCG(seed, 77)), offset: 3 * time.Second, driftPPM: -26,
+			up: 10 * ms, down: 10 * ms, jitUp: uniform(3 * ms), jitDn: uniform(3 * ms),
+			slewFrom: 90 * time.Second, slewTo: 10 * time.Minute, slewPPM: 500}
+		e := newEst(t)
+		var at time.Duration
+		for now := time.Duration(0); now < 3*time.Minute && at == 0; now += 100 * ms {
+			if err := e.Observe(p.exchange(now)); err != nil {
+				t.Fatal(err)
+			}
+			if now > p.slewFrom && e.LastEvent() == EventClockShift {
+				at = now - p.slewFrom
+			}
+		}
+		if at == 0 {
+			t.Fatalf("seed %d: no clock shift", seed)
+		}
+		delays = append(delays, at.Seconds())
+	}
+	if worst := rank.Nth(delays, len(delays)-1); worst > 7.5 {
+		t.Errorf("a shift %.1f s after the slew began (%v), want every one within 7.5 s", worst, delays)
+	}
+}
