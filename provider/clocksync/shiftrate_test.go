@@ -101,20 +101,12 @@ func TestShiftRateWeighsThePreciseSide(t *testing.T) {
 				up: 9 * ms, down: 9 * ms, jitUp: uniform(100 * time.Microsecond), jitDn: soft,
 				slewFrom: 90 * time.Second, slewTo: 10 * time.Minute, slewPPM: ppm}
 			e := newEst(t)
-			shifted := false
-			for now := time.Duration(0); now < 3*time.Minute && !shifted; now += 100 * ms {
-				if err := e.Observe(p.exchange(now)); err != nil {
-					t.Fatal(err)
-				}
-				if now > p.slewFrom && e.LastEvent() == EventClockShift {
-					shifted = true
-					if d := e.Estimate().DriftPPM - p.driftPPM - p.slewPPM; math.Abs(d) > 30 {
-						t.Errorf("%+.0f ppm, seed %d: the drift taken at the shift is %+.1f ppm off, want within 30", ppm, seed, d)
-					}
-				}
-			}
-			if !shifted {
+			if firstShift(t, e, p) == 0 {
 				t.Errorf("%+.0f ppm, seed %d: no clock shift", ppm, seed)
+				continue
+			}
+			if d := e.Estimate().DriftPPM - p.driftPPM - p.slewPPM; math.Abs(d) > 30 {
+				t.Errorf("%+.0f ppm, seed %d: the drift taken at the shift is %+.1f ppm off, want within 30", ppm, seed, d)
 			}
 		}
 	}
@@ -130,9 +122,7 @@ func TestShiftRateWeighsThePreciseSide(t *testing.T) {
 func TestShiftRateIsMeasuredAgainOnWhatFollows(t *testing.T) {
 	var worsts []float64
 	for seed := uint64(1); seed <= 8; seed++ {
-		p := &path{rng: rand.New(rand.NewPCG(seed, 41)), offset: 3 * time.Second, driftPPM: -26,
-			up: 10 * ms, down: 10 * ms, jitUp: uniform(2 * ms), jitDn: uniform(2 * ms),
-			slewFrom: 90 * time.Second, slewTo: 10 * time.Minute, slewPPM: 500}
+		p := slewing500(seed, 41, 2*ms)
 		e := newEst(t)
 		want := p.driftPPM + p.slewPPM
 		var atShift, beforeFit float64
@@ -177,19 +167,8 @@ func TestShiftRateIsMeasuredAgainOnWhatFollows(t *testing.T) {
 func TestSlewIsSeenWhereOneFloorsHalvesHideIt(t *testing.T) {
 	var delays []float64
 	for seed := uint64(1); seed <= 30; seed++ {
-		p := &path{rng: rand.New(rand.NewPCG(seed, 77)), offset: 3 * time.Second, driftPPM: -26,
-			up: 10 * ms, down: 10 * ms, jitUp: uniform(3 * ms), jitDn: uniform(3 * ms),
-			slewFrom: 90 * time.Second, slewTo: 10 * time.Minute, slewPPM: 500}
-		e := newEst(t)
-		var at time.Duration
-		for now := time.Duration(0); now < 3*time.Minute && at == 0; now += 100 * ms {
-			if err := e.Observe(p.exchange(now)); err != nil {
-				t.Fatal(err)
-			}
-			if now > p.slewFrom && e.LastEvent() == EventClockShift {
-				at = now - p.slewFrom
-			}
-		}
+		p := slewing500(seed, 77, 3*ms)
+		at := firstShift(t, newEst(t), p)
 		if at == 0 {
 			t.Fatalf("seed %d: no clock shift", seed)
 		}
@@ -198,4 +177,29 @@ func TestSlewIsSeenWhereOneFloorsHalvesHideIt(t *testing.T) {
 	if worst := rank.Nth(delays, len(delays)-1); worst > 7.5 {
 		t.Errorf("a shift %.1f s after the slew began (%v), want every one within 7.5 s", worst, delays)
 	}
+}
+
+// firstShift feeds e with p's exchanges at 10 Hz for up to 3 minutes and
+// returns how long after the slew began the first clock shift came, 0 if
+// none did; e is left at that shift.
+func firstShift(t *testing.T, e *Estimator, p *path) time.Duration {
+	t.Helper()
+	for now := time.Duration(0); now < 3*time.Minute; now += 100 * ms {
+		if err := e.Observe(p.exchange(now)); err != nil {
+			t.Fatal(err)
+		}
+		if now > p.slewFrom && e.LastEvent() == EventClockShift {
+			return now - p.slewFrom
+		}
+	}
+	return 0
+}
+
+// slewing500 is a 10 ms path each way under uniform jitter of the given
+// spread both ways, whose client clock drifts -26 ppm and slews +500 ppm
+// from 90 s on (clock-slew's shape).
+func slewing500(seed, stream uint64, jitter time.Duration) *path {
+	return &path{rng: rand.New(rand.NewPCG(seed, stream)), offset: 3 * time.Second, driftPPM: -26,
+		up: 10 * ms, down: 10 * ms, jitUp: uniform(jitter), jitDn: uniform(jitter),
+		slewFrom: 90 * time.Second, slewTo: 10 * time.Minute, slewPPM: 500}
 }
