@@ -112,10 +112,10 @@ func (e *Estimator) adoptRate(dr float64, now int64) {
 
 // refineShift measures a shift's rate again on the samples since it each
 // time they have grown by half, until the drift is fitted again: taken on
-// a few seconds of minima it can be 100 ppm off (clock-slew seed 1 with a
-// shift seen 2.4 s sooner: -88 ppm for -474, 1.5ms of error 7 s on), and
-// the drift tracker's first fit waits for bins of what followed. The new
-// measure is taken when its standard error is the smaller.
+// a few seconds of minima it can be 200 ppm off (clock-slew seed 1: -260
+// ppm for -474 on the 40 samples that showed the slew), and the drift
+// tracker's first fit waits for bins of what followed. The new measure
+// is taken when its standard error is the smaller.
 func (e *Estimator) refineShift(now int64) {
 	if !e.slewing || e.fitted || e.shiftN == 0 || 2*e.n < 3*e.shiftN {
 		return

@@ -319,7 +319,8 @@ func (e *Estimator) rampsWithin(span int, a, b int64) bool {
 	if mu > 0 && mw > 0 && 6*mu >= abs64(a) && 6*mw >= abs64(b) {
 		return true
 	}
-	if mu <= 0 || mw <= 0 || 6*(mu+mw) < abs64(a)+abs64(b) {
+	total := abs64(a) + abs64(b)
+	if mu <= 0 || mw <= 0 || 6*(mu+mw) < total {
 		return false
 	}
 	t := span / 3
@@ -328,7 +329,7 @@ func (e *Estimator) rampsWithin(span int, a, b int64) bool {
 	u2, w2 := e.minDetrended(e.n-t, e.n)
 	m1u, m1w := along(u0, w0, u1, w1)
 	m2u, m2w := along(u1, w1, u2, w2)
-	return 12*(m1u+m1w) >= abs64(a)+abs64(b) && 12*(m2u+m2w) >= abs64(a)+abs64(b)
+	return 12*(m1u+m1w) >= total && 12*(m2u+m2w) >= total
 }
 
 // shiftBins starts a new path segment in each direction that stepped
