@@ -367,6 +367,12 @@ func (e *Estimator) recent(now, thrU, thrW int64) recentSummary {
 // apart by about as much as the window's one-sided move (pU, pW): a clock
 // that slews, not a path that changed.
 func (e *Estimator) clockExplains(rec recentSummary, ru, rw, pU, pW, tolU, tolW int64) bool {
+	// A round trip that has been moving the way of the fall says it is
+	// the path's, whatever the other side's few newest samples show
+	// (rtttrend.go).
+	if e.rttTrends(pU, pW, tolU, tolW) {
+		return false
+	}
 	// The minimum of k samples sits about n/k spacings above the floor.
 	// The spacing is the smaller of now's and the reference's, as it
 	// swells while old samples leave the window. The drift's error is no
