@@ -311,10 +311,23 @@ func (e *Estimator) slope(from, to int) (beta, se float64, ok bool) {
 		}
 	}
 	// (With a handful of points ρ is mostly noise.)
-	if rho := c1 / c0; rho > 0 && c0 > 0 && len(xs) >= 8 {
-		se *= math.Sqrt((1 + min(rho, 0.9)) / (1 - min(rho, 0.9)))
+	if len(xs) >= 8 {
+		se = widenForAutocorrelation(se, c0, c1)
 	}
 	return beta, se, true
+}
+
+// widenForAutocorrelation widens a slope's standard error se for the lag-1
+// autocorrelation ρ = c1/c0 of its residuals (c0 their sum of squares, c1
+// of neighbours' products): queues that last longer than a bin make
+// neighbouring residuals alike, and the effective count is n(1−ρ)/(1+ρ).
+// ρ is capped at 0.9; a negative one leaves se as it is.
+func widenForAutocorrelation(se, c0, c1 float64) float64 {
+	if c0 <= 0 || c1 <= 0 {
+		return se
+	}
+	rho := min(c1/c0, 0.9)
+	return se * math.Sqrt((1+rho)/(1-rho))
 }
 
 // weigh turns the delays in ws[start:] (one direction's bin minima, in

@@ -48,25 +48,20 @@ func (e *Estimator) rttTrends(pU, pW, tolU, tolW int64) bool {
 // on its own, so a step is no trend; bins that straddle a step are left
 // out.
 func (e *Estimator) rttSlope() (slope, se float64, ok bool) {
-	var xs, ys [rttTrendBins]float64
+	var xs, ys, ones [rttTrendBins]float64
+	for j := range ones {
+		ones[j] = 1
+	}
 	m, start := 0, 0
 	var sxx, sxy float64
 	seg := [2]int{-1, -1}
-	centre := func() {
+	segment := func() {
 		if m-start < 2 {
 			m = start // a lone bin says nothing of a slope
 			return
 		}
-		var mx, my float64
+		centre(xs[start:m], ys[start:m], ones[start:m])
 		for j := start; j < m; j++ {
-			mx += xs[j]
-			my += ys[j]
-		}
-		mx /= float64(m - start)
-		my /= float64(m - start)
-		for j := start; j < m; j++ {
-			xs[j] -= mx
-			ys[j] -= my
 			sxx += xs[j] * xs[j]
 			sxy += xs[j] * ys[j]
 		}
@@ -78,14 +73,14 @@ func (e *Estimator) rttSlope() (slope, se float64, ok bool) {
 			continue
 		}
 		if s := [2]int{bn.segU, bn.segW}; s != seg {
-			centre()
+			segment()
 			seg = s
 		}
 		xs[m] = float64(bn.start-e.t0) / 1e9
 		ys[m] = float64(bn.minU+bn.minW) / 1e9
 		m++
 	}
-	centre()
+	segment()
 	if m < rttTrendMin || sxx == 0 {
 		return 0, 0, false
 	}
@@ -100,9 +95,5 @@ func (e *Estimator) rttSlope() (slope, se float64, ok bool) {
 		prev = d
 	}
 	se = math.Sqrt(ss/float64(m-2)) / math.Sqrt(sxx)
-	if rho := c1 / ss; ss > 0 && rho > 0 {
-		rho = min(rho, 0.9)
-		se *= math.Sqrt((1 + rho) / (1 - rho))
-	}
-	return slope, se, true
+	return slope, widenForAutocorrelation(se, ss, c1), true
 }
