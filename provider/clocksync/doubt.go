@@ -345,7 +345,7 @@ func (e *Estimator) shortestSince(k int) int64 {
 func (e *Estimator) doubtWasClock(k int, aErr int64) {
 	d := &e.doubt
 	d.on = false
-	e.undoPathChangesSince(d.from)
+	e.undoPathChangesSince(d.from, 0)
 	// The restart compares the round trip with the one before the step,
 	// which the window's floors, mixing both sides of it, understate.
 	e.rttFloor = d.rtt

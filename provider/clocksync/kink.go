@@ -147,7 +147,7 @@ func (e *Estimator) detectKink() Event {
 	// One direction's envelope alone measures the rate it showed; the
 	// other's, scattered, would throw shiftRate's (random:1498: a bloat
 	// draining on that side took it 650 ppm off).
-	e.rateShift(span, rK, oneSided)
+	e.rateShift(span, rK, oneSided, 0, 0)
 	return EventClockShift
 }
 

@@ -439,9 +439,10 @@ func (e *Estimator) holdErr(now int64) int64 {
 
 // undoPathChangesSince takes back the path changes absorbed since client
 // time t: a clock shift found later explains the moves they absorbed. That
-// is an inference too: A keeps what it took back as its error, in case
-// they were the path after all.
-func (e *Estimator) undoPathChangesSince(t int64) {
+// is an inference too: A keeps what it took back as its error, or pathErr
+// where that is larger (what the path would have moved A by), in case they
+// were the path after all.
+func (e *Estimator) undoPathChangesSince(t, pathErr int64) {
 	k := e.pathsSince(t)
 	if k == e.pathLogN {
 		return
@@ -452,7 +453,7 @@ func (e *Estimator) undoPathChangesSince(t int64) {
 	e.ref, e.anchor = before, before
 	e.stats.PathChanges -= int64(e.pathLogN - k)
 	e.pathLogN = k
-	e.asymErr = max(wasErr, e.asymErr+abs64(was-e.asym))
+	e.asymErr = max(wasErr, e.asymErr+max(abs64(was-e.asym), pathErr))
 }
 
 // pathMovedSince returns how far the path changes logged since t moved A.

@@ -231,7 +231,7 @@ func (e *Estimator) detectSteps() Event {
 		(equal(a, b) || equal(ea, eb)) &&
 		float64(abs64(a-b))/2 <= maxShift*float64(e.t[newest]-e.t[e.at(e.n-span)]) &&
 		e.stillRamping(span, q, a, b) && (!earlyLook || e.rampsWithin(span, a, b)) {
-		e.rateShift(span, 0, false)
+		e.rateShift(span, 0, false, a, b)
 		return EventClockShift
 	}
 	if earlyLook || strictLook {
@@ -426,8 +426,10 @@ func (e *Estimator) sentAt(k int) int64 {
 // until the history fills again, and the path changes the moving floors
 // were taken for are undone. The new rate is to if toOK, else what the
 // span's lower envelopes show (shiftRateErr), or the rate the previous
-// shift left where that is what they show.
-func (e *Estimator) rateShift(span int, to float64, toOK bool) {
+// shift left where that is what they show. a and b are the uplink's and
+// the downlink's equal and opposite moves that showed the shift (zero
+// when a bend showed it).
+func (e *Estimator) rateShift(span int, to float64, toOK bool, a, b int64) {
 	e.markRestart()
 	e.belowU, e.belowW, e.aboveU, e.aboveW, e.mildU, e.mildW = 0, 0, 0, 0, 0, 0
 	e.head = e.at(e.n - span)
@@ -481,7 +483,7 @@ func (e *Estimator) rateShift(span int, to float64, toOK bool) {
 	// (The path tracker can have taken the start of the slew for a path
 	// change up to a recent window before the rise showed.)
 	if abs64(e.pathMovedSince(undoFrom)) <= maxMove {
-		e.undoPathChangesSince(undoFrom)
+		e.undoPathChangesSince(undoFrom, e.stepPathErr(undoFrom, a, b))
 	}
 	e.forgetPaths()
 	// The floors now come from what followed the shift alone: take them as
@@ -528,4 +530,21 @@ func (e *Estimator) sinceDiscontinuity(vals []int64, f int64, run int) int {
 		return run
 	}
 	return 1
+}
+
+// stepPathErr is how far A may be off once a shift, shown by the moves a
+// (uplink) and b (downlink), undoes the path changes since client time t.
+// A fall the path tracker took whole, in one change, was a step, not a
+// slew's ramp, which it takes in parts: the clock's, or a handover's that
+// moved both floors at once with no outage to tell (random:869: the
+// uplink's 2.9ms fall taken whole, the downlink's rise 2.5s later read
+// with it as a slew's start). Were it the path's, A moved by both sides'
+// moves, not only by the part taken. Otherwise zero.
+func (e *Estimator) stepPathErr(t, a, b int64) int64 {
+	fall := abs64(min(a, b))
+	k := e.pathsSince(t)
+	if fall == 0 || e.pathLogN-k != 1 || abs64(e.asym-e.pathLog[k%numPathLog].before.asym) < fall {
+		return 0
+	}
+	return abs64(a - b)
 }

@@ -225,3 +225,49 @@ func TestSlewEndTakesTheRateItLeft(t *testing.T) {
 		t.Errorf("the slew's end took the rate it left, within 1 ppm, on %d of 5 seeds, want at least 3", exact)
 	}
 }
+
+// TestShiftAfterAStepKeepsItsWholeMove: a shift undoes the path changes
+// its start was taken for. One that took the fall whole was a step, which
+// a handover makes too, so A keeps both sides' moves as its error; falls
+// taken in parts, or only in part, were a ramp's, and A keeps what it took
+// back, as before.
+func TestShiftAfterAStepKeepsItsWholeMove(t *testing.T) {
+	const at = int64(3 * time.Minute)
+	us := func(v int64) int64 { return v * int64(time.Microsecond) }
+	for _, tc := range []struct {
+		name        string
+		moves       []int64 // A's move at each path change, µs
+		wasErr      int64   // A's error after them, µs
+		a, b        int64   // the shift's uplink and downlink moves, µs
+		wantPathErr int64   // µs
+		wantErr     int64   // A's error after the undo, µs
+	}{
+		// random:869 seed 1: a handover taken for a slew 2.5 s on.
+		{"a step taken whole", []int64{-2896}, 1089, -2290, 1858, 4148, 4148},
+		{"a step down the downlink", []int64{2896}, 1089, 1858, -2290, 4148, 4148},
+		{"a ramp taken in parts", []int64{-600, -700}, 700, -1400, 1300, 0, 1300},
+		{"a ramp taken in part", []int64{-192}, 264, -730, 864, 0, 264},
+		{"no moves measured (a bend)", []int64{-2896}, 1089, 0, 0, 0, 2896},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEst(t)
+			for k, m := range tc.moves {
+				e.pathLog[k] = pathEvent{at: at + int64(k)*int64(time.Second), before: pathRef{asym: e.asym}}
+				e.asym += us(m)
+			}
+			e.pathLogN = len(tc.moves)
+			e.asymErr = us(tc.wasErr)
+			pathErr := e.stepPathErr(at-1, us(tc.a), us(tc.b))
+			if got, want := time.Duration(pathErr), time.Duration(us(tc.wantPathErr)); got != want {
+				t.Errorf("the step's error %v, want %v", got, want)
+			}
+			e.undoPathChangesSince(at-1, pathErr)
+			if e.asym != 0 || e.pathLogN != 0 {
+				t.Errorf("after the undo A = %v with %d changes logged, want 0 and 0", time.Duration(e.asym), e.pathLogN)
+			}
+			if got, want := time.Duration(e.asymErr), time.Duration(us(tc.wantErr)); got != want {
+				t.Errorf("A's error %v, want %v", got, want)
+			}
+		})
+	}
+}
