@@ -179,3 +179,37 @@ func TestSoftExcessIsHeld(t *testing.T) {
 		})
 	}
 }
+
+// TestSlowStart: the first window reads a soft floor off 2·16 values
+// where 4·16 would take more than a quarter of it to come (2 Hz: 32 s of
+// a 60 s window); at 10 Hz, or once the first window has passed, it waits
+// for 4·16 as before.
+func TestSlowStart(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		every time.Duration
+		at    time.Duration
+		want  bool
+	}{
+		{"2 Hz, 20 s in", 500 * time.Millisecond, 20 * time.Second, true},
+		{"1 Hz, 10 s in", time.Second, 10 * time.Second, true},
+		{"4 Hz, 10 s in (16 s for 64)", 250 * time.Millisecond, 10 * time.Second, true},
+		{"5 Hz, 10 s in (12.8 s for 64)", 200 * time.Millisecond, 10 * time.Second, false},
+		{"10 Hz, 5 s in", 100 * time.Millisecond, 5 * time.Second, false},
+		{"2 Hz, past the first window", 500 * time.Millisecond, 70 * time.Second, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &path{rng: rand.New(rand.NewPCG(1, 2)), offset: time.Second,
+				up: 20 * ms, down: 20 * ms, jitUp: exponential(ms), jitDn: exponential(ms)}
+			e := newEst(t)
+			for now := time.Duration(0); now <= tc.at; now += tc.every {
+				if err := e.Observe(p.exchange(now)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := e.slowStart(64); got != tc.want {
+				t.Errorf("slowStart(64) = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
