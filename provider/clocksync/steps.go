@@ -542,8 +542,7 @@ func (e *Estimator) sinceDiscontinuity(vals []int64, f int64, run int) int {
 // moves, not only by the part taken. Otherwise zero.
 func (e *Estimator) stepPathErr(t, a, b int64) int64 {
 	fall := abs64(min(a, b))
-	k := e.pathsSince(t)
-	if fall == 0 || e.pathLogN-k != 1 || abs64(e.asym-e.pathLog[k%numPathLog].before.asym) < fall {
+	if fall == 0 || e.pathLogN-e.pathsSince(t) != 1 || abs64(e.pathMovedSince(t)) < fall {
 		return 0
 	}
 	return abs64(a - b)
