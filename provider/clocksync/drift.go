@@ -96,6 +96,12 @@ func (e *Estimator) rateMoved(r, se float64, now int64) {
 // history's fit is checked.
 const shortBins = 64
 
+// preciseShort is how much smaller than the whole history's the recent
+// history's error must be for its fit to be taken where the two agree.
+// (At a third and at three quarters the gain was alike: random:1..600 at
+// 10 Hz, p99 ×0.9918 and ×0.9908 against ×0.9917 at a half.)
+const preciseShort = 0.5
+
 // driftFit fits the drift to the whole history of bins (512 s), unless the
 // newest shortBins of them disagree with it beyond both fits' errors: a
 // queue that builds in one direction while the other's drains tilts a
@@ -104,7 +110,9 @@ const shortBins = 64
 // clean path, where both errors are small) shows as the recent history
 // leaving the long one, and is followed on the recent one. (A slack of
 // 20 ppm beyond the errors, tried, helped queued paths such as random:135
-// and cost clean ones with wander as much.)
+// and cost clean ones with wander as much.) Where they agree, the recent
+// history's fit is taken if it knows the rate more than twice as
+// precisely (preciseShort).
 func (e *Estimator) driftFit() (r, se float64, ok bool) {
 	e.rSEBound, e.rApart = 0, 0
 	if e.binN <= shortBins {
@@ -123,6 +131,17 @@ func (e *Estimator) driftFit() (r, se float64, ok bool) {
 	case !oks:
 		e.rApart = apartL
 		return rl, sel, true
+	case math.Abs(rs-rl) <= 3*math.Hypot(ses, sel) && ses < preciseShort*sel:
+		// The two agree, and the recent history knows the rate far
+		// better: what the older bins add is noise that only widens and
+		// tilts the fit (queues that rarely reach their floors, levels
+		// cut into segments). random:135: the downlink on its floor every
+		// few seconds for the last two minutes gave −26.0 ± 1.8 ppm, the
+		// whole history 2.3 ± 12.7 under queues in both directions; the
+		// drift was −26, and the long fit's 28 ppm read a floor's fall as
+		// the clock stepping (a restart, and 13 ms of error after it).
+		e.rApart = apartS
+		return rs, ses, true
 	case math.Abs(rs-rl) <= 3*math.Hypot(ses, sel):
 		// The bound keeps the recent history's error: the long one's
 		// assumes a rate that held for 512 s, which only the agreement
