@@ -124,6 +124,7 @@ func (e *Estimator) driftFit() (r, se float64, ok bool) {
 	apartS := e.slopesApart
 	rl, sel, okl := e.regressBins(0)
 	apartL := e.slopesApart
+	agree := math.Abs(rs-rl) <= 3*math.Hypot(ses, sel)
 	switch {
 	case !okl:
 		e.rApart = apartS
@@ -131,7 +132,7 @@ func (e *Estimator) driftFit() (r, se float64, ok bool) {
 	case !oks:
 		e.rApart = apartL
 		return rl, sel, true
-	case math.Abs(rs-rl) <= 3*math.Hypot(ses, sel) && ses < preciseShort*sel:
+	case agree && ses < preciseShort*sel:
 		// The two agree, and the recent history knows the rate far
 		// better: what the older bins add is noise that only widens and
 		// tilts the fit (queues that rarely reach their floors, levels
@@ -142,7 +143,7 @@ func (e *Estimator) driftFit() (r, se float64, ok bool) {
 		// the clock stepping (a restart, and 13 ms of error after it).
 		e.rApart = apartS
 		return rs, ses, true
-	case math.Abs(rs-rl) <= 3*math.Hypot(ses, sel):
+	case agree:
 		// The bound keeps the recent history's error: the long one's
 		// assumes a rate that held for 512 s, which only the agreement
 		// supports.

@@ -135,9 +135,9 @@ func TestRateChangeExplainsPathChanges(t *testing.T) {
 // they moved (each with its own intercept), then the downlink on its floor
 // for the last two, while the drift known so far, which weighs the bins,
 // is off. The whole history's fit, weighted from that drift, stays near
-// it: before the rule, at worst over 20 seeds 0.20 ppm off with the drift
-// known exactly, and 29.1, 14.3 and 29.4 ppm with it 28 ppm off either
-// way and 60 ppm off.
+// it: before the rule, at worst over 20 seeds 0.17 ppm off with the drift
+// known exactly, and 24.6, 14.5 and 25.3 ppm with it 28 ppm off either
+// way and 60 ppm off (0.10 with it).
 func TestPreciseRecentHistory(t *testing.T) {
 	const n = numBins
 	const rate = -26e-6
@@ -213,13 +213,13 @@ func queueCuts(q []int64, tol time.Duration) []int {
 }
 
 // ouQueue returns n bin minima of an Ornstein–Uhlenbeck queue of standard
-// deviation sd and correlation time tauBins bins, folded at zero: a queue
-// that swells and ebbs over tens of seconds and reaches the floor now and
-// then.
+// deviation sd and correlation time tauBins bins, folded at zero and
+// starting empty: a queue that swells and ebbs over tens of seconds and
+// reaches the floor now and then.
 func ouQueue(r *rand.Rand, n int, sd time.Duration, tauBins float64) []int64 {
 	rho := math.Exp(-1 / tauBins)
 	v := make([]int64, n)
-	q := r.NormFloat64() * float64(sd)
+	q := 0.0
 	for k := range v {
 		q = rho*q + math.Sqrt(1-rho*rho)*float64(sd)*r.NormFloat64()
 		v[k] = int64(math.Abs(q))

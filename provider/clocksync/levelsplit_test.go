@@ -1,7 +1,6 @@
 package clocksync
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -38,14 +37,7 @@ func TestSplitLevels(t *testing.T) {
 	// An Ornstein–Uhlenbeck queue sampled per bin: neighbouring bins
 	// alike, as a queue that builds and drains over tens of seconds.
 	queue := func(seed uint64, sd time.Duration, tauBins float64) func(int) int64 {
-		r := rand.New(rand.NewPCG(seed, 8))
-		rho := math.Exp(-1 / tauBins)
-		v := make([]int64, n)
-		q := 0.0
-		for k := range v {
-			q = rho*q + math.Sqrt(1-rho*rho)*float64(sd)*r.NormFloat64()
-			v[k] = int64(math.Abs(q))
-		}
+		v := ouQueue(rand.New(rand.NewPCG(seed, 8)), n, sd, tauBins)
 		return func(k int) int64 { return v[k] }
 	}
 	step := func(at int, by time.Duration) func(int) int64 {
