@@ -486,3 +486,32 @@ func TestStepAboveALowRaisedLevelIsAJump(t *testing.T) {
 		}
 	}
 }
+
+// TestStepAfterLossIsAJump: a loss burst silences the pings for 700ms and
+// the path resumes unmoved; 2.3s later the client clock steps by less than
+// the round trip. The interruption came before the samples that show the
+// path unmoved, so it is no handover's: the step is taken as a jump, not
+// held as a possible path change for the rest of the run.
+func TestStepAfterLossIsAJump(t *testing.T) {
+	for _, tc := range []struct {
+		seed uint64
+		by   time.Duration
+	}{{1, 19700 * time.Microsecond}, {2, -19700 * time.Microsecond}, {3, 12 * ms}, {4, -30 * ms}} {
+		p := &path{rng: rand.New(rand.NewPCG(tc.seed, 41)), offset: 2 * time.Second, driftPPM: 117,
+			up: 60 * ms, down: 60 * ms, jitUp: exponential(200 * time.Microsecond), jitDn: uniform(100 * time.Microsecond),
+			jumpAt: 5*time.Minute + 3*time.Second, jumpBy: tc.by}
+		e := newEst(t)
+		feed(t, e, p, 0, 5*time.Minute, 0, nil)
+		feed(t, e, p, 5*time.Minute+700*ms, 6*time.Minute, 0, nil)
+		worst, covered, total := feed(t, e, p, 6*time.Minute, 8*time.Minute, 0, nil)
+		if st := e.Stats(); st.Jumps != 1 {
+			t.Errorf("step %v: %d jumps, want 1 (stats %+v)", tc.by, st.Jumps, st)
+		}
+		if worst > 500*time.Microsecond {
+			t.Errorf("step %v: worst error %v from a minute after the step, want < 500µs", tc.by, worst)
+		}
+		if frac := float64(covered) / float64(total); frac < 0.99 {
+			t.Errorf("step %v: bound covered %.2f%%, want >= 99%%", tc.by, 100*frac)
+		}
+	}
+}
