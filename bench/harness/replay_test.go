@@ -107,6 +107,8 @@ func TestReplayedScenarios(t *testing.T) {
 		{8558, 2, 1, 0, "as random:10204, a 34.7ms server step on a 145ms round trip (p99 39.1ms)"},
 		{219, 4, 1.2, 0, "guards random:10204's rule: without its check for a queue's slow wander, a 1.6ms client step under correlated queues both ways was decided 57s late, and the restart on queued floors cost more than the step (p99 0.82 -> 1.66ms)"},
 		{2017, 1, 60, 0, "guards random:10204's rule: as random:219, an uplink queue beside a bloat, handovers and power save; a drain's fall matched by chance was taken for a jump (p99 51.9 -> 68.7ms)"},
+		{8742, 1, 5, 0, "guards the wait for a fall assembled from parts to stop falling: without its exception for a rate seen moving, a client slew's end, part by part, waited, and was taken for path changes (p99 3.2 -> 20.4ms)"},
+		{8963, 2, 12, 0, "as random:8742, a server slew (p99 8.8 -> 44.0ms)"},
 		{3597, 4, 0, 0, "a 339 ppm client slew on a path whose uplink waits up to 13.6ms for a cellular grant: the downlink showed its rise at once, the uplink's fall hid in the grant's jitter near its floor, and the rise counted for nothing until the slew was seen 8s in (1.4ms of error under 0.4 to 0.8ms, 98.85%)"},
 	}
 	for _, tt := range tests {
@@ -157,13 +159,9 @@ func TestReplayedProfiles(t *testing.T) {
 		{"starlink", 1, 18, "one-way steps every 15s, an uplink bloat and outages (23.9ms)"},
 		{"server-migration", 1, 0, "pings every 100ms exactly, a multiple of the 2ms upstream grant: each waited alike for minutes, a hidden asymmetry (0.35ms of error under 0.30ms, 96.9%)"},
 		{"server-migration", 4, 0, "as seed 1 (98.6%)"},
-		// 25, not 20, since the drift fit takes the recent history where it
-		// knows the rate better: at 954 s the drift is right, where the whole
-		// history's fit was 24 ppm off, and at 972 s a part of the bloat's
-		// drain, moments after the parts before it, meets the downstream
-		// flap's rise and is decided as a clock step (23.4ms; 13.6 with the
-		// wrong drift, which hid it).
-		{"dsl-upload", 4, 25, "with the pings spread, a 0.7ms doubt decided as the clock 28s after its fall, inside a 250ms uplink bloat: the window restarted on the bloat's samples (64.2ms)"},
+		{"dsl-upload", 4, 10, "with the pings spread, a 0.7ms doubt decided as the clock 28s after its fall, inside a 250ms uplink bloat: the window restarted on the bloat's samples (64.2ms); then, once the drift fit took the recent history where it knows the rate better, a fall assembled from the drain's parts met the downstream flap's rise and was decided as a clock step (23.4ms)"},
+		{"dsl-upload", 3, 20, "as seed 4's second failure (23.7ms)"},
+		{"starlink", 3, 18, "a fall assembled from a bloat's drain, decided as the clock moments before it fell on past the other side's rise (26.2ms)"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/seed%d", tt.file, tt.seed), func(t *testing.T) {

@@ -27,6 +27,7 @@ type doubt struct {
 	from     int64 // the path changes to take back if it was the clock
 	last     int64 // client time of its newest part
 	parts    int   // the falls it adds up
+	first    int64 // the first one's size
 	k        int   // samples since
 	// The floors of the samples since, detrended, and their shortest
 	// round trip (u + w); valid while minOK.
@@ -60,6 +61,10 @@ func (e *Estimator) floorPrec() int64 {
 	return 2*(e.spU+e.spW) + int64(50*time.Microsecond)
 }
 
+// doubtSettle is how long a fall assembled from parts must have stopped
+// falling before the other side's rise decides it.
+const doubtSettle = int64(2 * time.Second)
+
 // doubtNoise scales the noise of the other side's minimum over k samples,
 // n/k spacings above its floor, that a rise must exceed to prove the clock.
 const doubtNoise = 6
@@ -87,7 +92,7 @@ func (e *Estimator) suspect(fellU bool, size, tol, now int64) {
 	}
 	// (A fall further than that direction's floor can fall is no path's,
 	// interruption or not.)
-	d := doubt{on: true, fellU: fellU, size: size, tol: tol, at: now, from: now, last: now, parts: 1,
+	d := doubt{on: true, fellU: fellU, size: size, first: size, tol: tol, at: now, from: now, last: now, parts: 1,
 		gap: e.recentGap() && e.pathCouldFall(fellU, size)}
 	// The other side is measured from its floor before its own change, if
 	// it changed a moment ago: a step can show first as that side's rise,
@@ -357,6 +362,16 @@ func (e *Estimator) weighDoubt() Event {
 	// a 250 ms uplink bloat, restarted on it: 47 ms of error). Wait for
 	// one that does.
 	if d.mr-d.rtt > d.size+prec+noise {
+		return EventNone
+	}
+	// A fall assembled from small parts (a queue on that side draining)
+	// adds up to any size, and meets a rise the other side made by itself
+	// (a route flap) by chance, to fall on past it moments later: wait
+	// until it has stopped falling (hand-written dsl-upload, an uplink
+	// bloat's drain during a downstream flap: seed 4 23.4 -> 7.4 ms). Not
+	// while a rate is seen moving: a slew lowers one floor part by part
+	// too, and its rise keeps pace (random:8742, 8963).
+	if 2*d.first < d.size && e.t[e.at(e.n-1)]-d.last < doubtSettle && !e.bending && !e.slewing {
 		return EventNone
 	}
 	// The other side rose with the fall: the clock stepped. No ping can
