@@ -138,18 +138,15 @@ func (e *Estimator) resumedBefore(d *doubt, thr int64) bool {
 	if 8*max(e.slowU, e.slowW) > d.size {
 		return false
 	}
-	fallen, other := e.wd, e.ud
-	ref := d.yRaw - e.trend(d.ty)
+	other := e.ud
 	if d.fellU {
-		fallen, other = e.ud, e.wd
-		ref = d.yRaw + e.trend(d.ty)
+		other = e.wd
 	}
-	first := e.n - 1
-	for k := e.n - 1; k >= 0 && e.t[e.at(k)] >= e.silentAt; k-- {
-		if fallen[e.at(k)] < thr {
-			first = k
-		}
+	first := e.fallStart(d.fellU, thr, e.silentAt)
+	if first < 0 {
+		first = e.n - 1
 	}
+	ref := e.otherBefore(d)
 	for k := first - 1; k >= 0 && e.t[e.at(k)] >= e.silentAt; k-- {
 		if other[e.at(k)] < ref+d.size/2 {
 			return true
@@ -158,22 +155,42 @@ func (e *Estimator) resumedBefore(d *doubt, thr int64) bool {
 	return false
 }
 
+// fallStart returns the window position of the earliest sample at or
+// after client time since whose falling side (the uplink's if fellU) sat
+// below thr, or -1 if none did.
+func (e *Estimator) fallStart(fellU bool, thr, since int64) int {
+	fallen := e.wd
+	if fellU {
+		fallen = e.ud
+	}
+	first := -1
+	for k := e.n - 1; k >= 0 && e.t[e.at(k)] >= since; k-- {
+		if fallen[e.at(k)] < thr {
+			first = k
+		}
+	}
+	return first
+}
+
+// otherBefore returns the other side's floor before the doubted fall,
+// detrended as the window's samples are now.
+func (e *Estimator) otherBefore(d *doubt) int64 {
+	if d.fellU {
+		return d.yRaw + e.trend(d.ty)
+	}
+	return d.yRaw - e.trend(d.ty)
+}
+
 // levelBefore finds the other side's level over the recentWindow before
 // the first sample that fell below thr (the fall's start), and keeps it in
 // d when it held steady (the two halves' minima agree within their noise)
 // clearly above the floor it had before.
 func (e *Estimator) levelBefore(d *doubt, thr, floor int64) {
-	fallen, other := e.wd, e.ud
+	other := e.ud
 	if d.fellU {
-		fallen, other = e.ud, e.wd
+		other = e.wd
 	}
-	now := e.t[e.at(e.n-1)]
-	first := -1
-	for k := e.n - 1; k >= 0 && now-e.t[e.at(k)] <= 2*recentWindow; k-- {
-		if fallen[e.at(k)] < thr {
-			first = k
-		}
-	}
+	first := e.fallStart(d.fellU, thr, e.t[e.at(e.n-1)]-2*recentWindow)
 	if first <= 0 {
 		return
 	}
@@ -236,11 +253,9 @@ func (e *Estimator) weighDoubt() Event {
 		mr = e.shortestSince(k)
 	}
 	d.mu, d.mw, d.mr, d.minOK = mu, mw, mr, true
-	var rise, sp int64
+	rise, sp := mu-e.otherBefore(d), e.spU
 	if d.fellU {
-		rise, sp = mw-(d.yRaw+e.trend(d.ty)), e.spW
-	} else {
-		rise, sp = mu-(d.yRaw-e.trend(d.ty)), e.spU
+		rise, sp = mw-e.otherBefore(d), e.spW
 	}
 	// A clock step lifts the other side by the size of the fall, to
 	// within both floors' precision, and its minimum over k samples sits
