@@ -178,6 +178,8 @@ type Estimator struct {
 	// beyond boundSE, since the rules' tolerances widened with it made 296
 	// of 12115 runs worse by more than 5% (random:2017 40 → 388ms).
 	rApart float64
+	// rBins is how many drift bins the fit that set r had (keepsRate).
+	rBins  int
 	fitted bool  // r comes from a fit, not the prior (rSE can be 0 on a perfect path)
 	asym   int64 // A: assumed base↑ − base↓, ns
 	lastT1 int64

@@ -54,9 +54,15 @@ func (e *Estimator) fit(now int64, drift bool) {
 			// fitted to a few noisy bins must not steer the clock.
 			k := driftPrior * driftPrior / (driftPrior*driftPrior + se*se)
 			r, se = r*k, math.Sqrt(k)*se
+			if e.keepsRate(r, se) {
+				r, se = e.r, e.rSE
+			}
 			changed = r != e.r
 			if e.fitted {
 				e.rateMoved(r, se, now)
+			}
+			if r != e.r || se != e.rSE {
+				e.rBins = e.binN
 			}
 			e.r, e.rSE, e.fitted = r, se, true
 			e.jumpRate = 0
@@ -72,6 +78,38 @@ func (e *Estimator) fit(now int64, drift bool) {
 	if drift || e.n < 64 {
 		e.bound = e.statBound()
 	}
+}
+
+// noisierFit is how many times the drift's standard error a refit's must
+// exceed for keepsRate to weigh it against the drift.
+const noisierFit = 3
+
+// keptBins is how many drift bins the fit of a drift that keepsRate keeps
+// must have had: on fewer, the first seconds' fits, it is no better known
+// than its error says (fiber seed 4: 63 ± 1.8 ppm kept against 51 ± 6 on
+// a clock of 42, and the offset 12µs off for the rest of the run).
+const keptBins = 16
+
+// keepsRate reports whether a refit's rate r (standard error se) is to be
+// ignored: far less certain than the drift it would replace and within
+// the errors of it, it says that the history got noisier, not that the
+// clock's rate changed (random:108 seed 1: −11 ± 4 ppm replaced by
+// 315 ± 130 while a downlink bloat and an uplink route flap moved both
+// floors, 13ms of error). Not while the drift is a slew's, apart from the
+// rate before it: the slew ends, and a noisy refit can be the first to
+// see it (random:165 seed 2, a slew that ended during an uplink bloat:
+// 3.4 -> 21.4ms when the slew's rate was kept). Nor on a history shorter
+// than the drift's fit had, after a restart: the clock may have changed
+// its rate meanwhile (random:52 seed 1, a server slew that began 19s
+// before a 35s suspend: the rate from before it kept, 5.6 -> 16.8ms).
+func (e *Estimator) keepsRate(r, se float64) bool {
+	if !e.fitted || se <= noisierFit*e.rSE || e.rBins < keptBins || e.binN < e.rBins {
+		return false
+	}
+	if e.beforeOK && math.Abs(e.r-e.before) > kinkSlack {
+		return false
+	}
+	return math.Abs(r-e.r) <= 3*math.Hypot(se, e.rSE)
 }
 
 // rateMoved weighs a refit's rate r (standard error se) against the one
