@@ -111,6 +111,7 @@ func TestReplayedScenarios(t *testing.T) {
 		{8963, 2, 12, 0, "as random:8742, a server slew (p99 8.8 -> 44.0ms)"},
 		{3597, 4, 0, 0, "a 339 ppm client slew on a path whose uplink waits up to 13.6ms for a cellular grant: the downlink showed its rise at once, the uplink's fall hid in the grant's jitter near its floor, and the rise counted for nothing until the slew was seen 8s in (1.4ms of error under 0.4 to 0.8ms, 98.85%)"},
 		{56, 4, 12, 0, "a downlink bloat of up to 248ms beside correlated uplink queues: refits far less certain than the drift (-11 ± 23 against -28.6 ± 6.5 ppm) replaced it one after another, and it swung between -39 and +93 ppm for minutes (p99 45.1ms)"},
+		{130, 2, 200, time.Second, "pinged at 1 Hz, a 50s suspend whose clock jump's samples a 247ms uplink bloat lifted past the stall gate: set aside as a paused server's for the gate's 16 samples, 16s, under a bound of 66ms (50s of error, p99 50025ms, 98.6%)"},
 		{166, 2, 30, 0, "correlated queues both ways, a bloat and handovers from the start: the newest drift bins were weighed against the history only once it held 48s, and meanwhile the fit walked from 466 to 679 ppm, settling near 400 when they were weighed at 32s (40ms of error by the fifth minute, p99 45.8ms)"},
 	}
 	for _, tt := range tests {
