@@ -54,7 +54,7 @@ func (e *Estimator) contradicts(t, u, w int64) bool {
 	if !e.est.Valid || e.est.ErrorBound <= 0 {
 		return false
 	}
-	off := int64(e.est.Offset) + int64(e.est.DriftPPM*float64(t-int64(e.est.At))/1e6)
+	off := int64(e.est.ServerTime(time.Duration(t))) - t
 	b := int64(e.est.BoundAt(time.Duration(t)))
 	return off-b > u || off+b < -w
 }
