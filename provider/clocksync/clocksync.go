@@ -278,6 +278,8 @@ type Estimator struct {
 	before       float64 // the drift fitted before the newest clock shift, if beforeOK (kink.go)
 	beforeSE     float64 // and its standard error
 	beforeOK     bool
+	returns      int     // bins in a row that showed a return to before (slewend.go)
+	returnArmed  bool    // the newest restart was a clock shift's, so before is the rate the clock left
 	bendErr      int64   // what an unconfirmed bend can have added to the offset
 	bendRate     float64 // how far its rate is from the drift's
 	modelOffset  int64   // the offset the model gave at est.At, before the newest samples' clamp (ns)
@@ -511,6 +513,9 @@ func (e *Estimator) add(tc, u, w int64) {
 		if ev := e.detectKink(); ev != EventNone {
 			e.last = ev
 			e.fit(tc, true)
+		} else if ev := e.detectReturn(); ev != EventNone {
+			e.last = ev
+			e.fit(tc, true)
 		}
 	}
 	e.update(tc)
@@ -531,6 +536,7 @@ func (e *Estimator) startAfresh() {
 	e.gatedRun, e.heldN, e.ungated = 0, 0, false
 	e.acquire(acquireSamples)
 	e.markRestart()
+	e.returnArmed = false
 	e.forgetPaths()
 	e.dropDoubt()
 	e.youngErr, e.wanU, e.wanW, e.slowU, e.slowW = 0, 0, 0, 0, 0

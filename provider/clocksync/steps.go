@@ -394,6 +394,7 @@ func (e *Estimator) change(span int) (a, b int64) {
 // A stays; neither does the drift.
 func (e *Estimator) restart(keep int) {
 	e.markRestart()
+	e.returnArmed = false
 	e.head = e.at(e.n - keep)
 	e.n = keep
 	e.olderN, e.olderDirty = 0, true
@@ -445,6 +446,7 @@ func (e *Estimator) rateShift(span int, to float64, toOK bool, a, b int64) {
 	// A slew ends by returning to the rate it left (returning, kink.go).
 	prev, prevSE, prevOK := e.before, e.beforeSE, e.beforeOK
 	e.before, e.beforeSE, e.beforeOK = e.r, e.rSE, e.fitted
+	e.returnArmed = true
 	// Seen in one direction alone, the shift can say nothing of a step the
 	// other took meanwhile: the path changes undone below must be ones the
 	// rate's change can have made since (random:5340 at 2 Hz: a 38.6 ms

@@ -178,6 +178,10 @@ func TestJumpDuringABendStaysInTheBound(t *testing.T) {
 		slewFrom: 600 * time.Second, slewTo: 780 * time.Second, slewPPM: 340}
 	e := newEst(t)
 	feed(t, e, p, 0, 780*time.Second, 0, nil)
+	// The hinge test (slewend.go) sees this end before the offset reads as
+	// a jump; a slew's end it cannot see, on a path where the rate it left
+	// is not known, still comes to this.
+	e.returnArmed = false
 	now := 780 * time.Second
 	for jumps := e.Stats().Jumps; e.Stats().Jumps == jumps; now += 100 * ms {
 		if now >= 840*time.Second {
