@@ -6,8 +6,9 @@ import (
 )
 
 // A slew ends by returning to the rate it left, and a slew that starts
-// again often takes up the rate it had. Either way the new rate is known
-// before it shows: the drift the newest clock shift replaced (before).
+// again may take up the rate it had (the kernel's adjtime slews at a fixed
+// 500 ppm). Either way the new rate is known before it shows: the drift
+// the newest clock shift replaced (before).
 // detectKink looks for any new rate and must fit the newest bins alone,
 // so a change shows there only once most of those bins follow it (14–17 s
 // at 100–400 ppm on 5G jitter: random:65, 92, 183, 188, up to 2 ms of
@@ -143,8 +144,9 @@ func (e *Estimator) returnedAt(change float64) (tc float64, ok bool) {
 		bestChi > fitMax+none/10 {
 		return 0, false
 	}
-	// A clock that speeds up lowers the downlink's delays and raises the
-	// uplink's; a queue raises, and only a queue that drains lowers. The
+	// A server clock that gains faster on the client's raises the uplink's
+	// delays as measured and lowers the downlink's (and the other way
+	// round); a queue raises, and only a queue that drains lowers. The
 	// side the change lowers must show it on its own where its scatter
 	// lets it (random:104 seed 3: an uplink under 8ms of jitter rose as the
 	// end of a slew would have raised it, the downlink flat). Where it
