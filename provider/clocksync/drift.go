@@ -252,11 +252,8 @@ func (e *Estimator) fitOnce(from int, guess float64, weighted bool) (r, se float
 		seg := -1
 		floor := math.Inf(1)
 		for k := from; k < e.binN; k++ {
-			bn := e.bins[(e.binHead+k)%numBins]
-			x, y, sg, skip := float64(bn.tu-e.t0)/1e9, float64(bn.minU)/1e9, bn.segU, bn.skipU
-			if dir == 1 {
-				x, y, sg, skip = float64(bn.tw-e.t0)/1e9, -float64(bn.minW)/1e9, bn.segW, bn.skipW
-			}
+			y, t, sg, skip := e.binFloor(dir, k)
+			x := float64(t-e.t0) / 1e9
 			if skip {
 				continue
 			}
@@ -443,4 +440,15 @@ type dirSlopes struct {
 	okU    bool
 	w, seW float64
 	okW    bool
+}
+
+// binFloor returns bin k's minimum in direction dir in seconds, as the
+// drift fit reads it (u, and −w, both tilted by the clock alike), with its
+// time, path segment and whether it straddles a step.
+func (e *Estimator) binFloor(dir, k int) (y float64, t int64, seg int, skip bool) {
+	bn := &e.bins[(e.binHead+k)%numBins]
+	if dir == 0 {
+		return float64(bn.minU) / 1e9, bn.tu, bn.segU, bn.skipU
+	}
+	return -float64(bn.minW) / 1e9, bn.tw, bn.segW, bn.skipW
 }

@@ -131,6 +131,7 @@ func (e *Estimator) returnedAt(change float64) (tc float64, sure, ok bool) {
 	}
 	noneU, noneW := chi(0, math.Inf(1)), chi(1, math.Inf(1))
 	none := noneU + noneW
+	bestU, bestW := chi(0, best), chi(1, best)
 	// Far better than none; neither side, alone, better without it (a
 	// queue or a path step on one side, the other flat); and as good as
 	// the scatter allows (its 99.9th percentile at 2·returnBins points is
@@ -146,7 +147,7 @@ func (e *Estimator) returnedAt(change float64) (tc float64, sure, ok bool) {
 		return 0, false, false
 	}
 	if none-bestChi < returnSigmas*returnSigmas ||
-		chi(0, best) > noneU+returnContra || chi(1, best) > noneW+returnContra ||
+		bestU > noneU+returnContra || bestW > noneW+returnContra ||
 		bestChi > fitMax+none/10 {
 		return 0, false, false
 	}
@@ -159,11 +160,11 @@ func (e *Estimator) returnedAt(change float64) (tc float64, sure, ok bool) {
 	// cannot (random:553: a downlink under 25ms of jitter), the rising
 	// side alone must fit the hinge as well as its scatter allows, and
 	// twice as clearly.
-	fall, noneF := 1, noneW
+	fall, noneF, bestF := 1, noneW, bestW
 	if change < 0 {
-		fall, noneF = 0, noneU
+		fall, noneF, bestF = 0, noneU, bestU
 	}
-	if noneF-chi(fall, best) < returnContra {
+	if noneF-bestF < returnContra {
 		s := &sides[fall]
 		could := 0.0
 		for b := range returnBins {
@@ -214,15 +215,4 @@ func (e *Estimator) hingeSide(dir int, change float64, h *hingeSide) bool {
 	}
 	h.slope = change / sigma
 	return true
-}
-
-// binFloor returns bin k's minimum in direction dir in seconds, as the
-// drift fit reads it (u, and −w, both tilted by the clock alike), with its
-// time, path segment and whether it straddles a step.
-func (e *Estimator) binFloor(dir, k int) (y float64, t int64, seg int, skip bool) {
-	bn := &e.bins[(e.binHead+k)%numBins]
-	if dir == 0 {
-		return float64(bn.minU) / 1e9, bn.tu, bn.segU, bn.skipU
-	}
-	return -float64(bn.minW) / 1e9, bn.tw, bn.segW, bn.skipW
 }
