@@ -46,7 +46,10 @@
 // side's rise hidden in its jitter: such a fall stays in doubt until the
 // other side's samples decide (doubt.go), and one proved the clock's is
 // taken back as a jump — as is one deeper than that direction's whole
-// delay, with the other side risen too, which no path can make. Floors
+// delay, with the other side risen too, which no path can make. A fall
+// that goes on, once settled, faster than twice the fastest slew is a
+// queue draining, whatever the other side's newest samples show
+// (drain.go). Floors
 // that move after an interruption (pings unanswered: a handover, a
 // re-route) are the path's, unless a floor fell further than its
 // direction's whole delay can. Samples far slower than the floor
@@ -238,6 +241,7 @@ type Estimator struct {
 	// while the clock moves (path.go).
 	liftU, liftW int64
 	doubt        doubt // a one-sided fall that may be the clock (doubt.go)
+	drain        drain // falls taken for the clock, watched for a queue's pace (drain.go)
 	lastPathAt   int64
 	spU, spW     int64 // spacing of the lowest samples at the last bound
 	// The soft floors' excess, held (bound.go).
@@ -537,6 +541,7 @@ func (e *Estimator) startAfresh() {
 	e.acquire(acquireSamples)
 	e.markRestart()
 	e.returnArmed = false
+	e.drain = drain{}
 	e.forgetPaths()
 	e.dropDoubt()
 	e.youngErr, e.wanU, e.wanW, e.slowU, e.slowW = 0, 0, 0, 0, 0

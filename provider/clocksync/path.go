@@ -199,7 +199,14 @@ func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 	// explain as the clock's is left to the drift tracker and the
 	// clock-shift detector. Past the clock part the window's floors already
 	// show: the recent floors are compared with the reference moved by it.
-	if e.clockExplains(rec, ru+c, rw-c, pU, pW, tolU, tolW) {
+	// Unless the fall goes on faster than a clock moves: a queue draining
+	// (drain.go), the path's.
+	explained := e.clockExplains(rec, ru+c, rw-c, pU, pW, tolU, tolW)
+	drained := explained && e.drains(pU, pW, tolU, tolW, now)
+	if !explained {
+		e.drain.on = false
+	}
+	if explained && !drained {
 		// A clock move under way: the falling side's window floor already
 		// shows it, the rising side's only in the recent samples. Lift the
 		// rising side to them (as far as the fall) so the offset follows
@@ -247,10 +254,10 @@ func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 	}
 	// A fall on one side alone may be the clock, the other side's rise
 	// still hidden in its jitter (doubt.go). A return to a known state is
-	// no such doubt; a return to the shortest one by the round trip alone
-	// still may be.
+	// no such doubt, nor a drain (drain.go); a return to the shortest one
+	// by the round trip alone still may be.
 	switch {
-	case matched:
+	case matched, drained:
 	case pU < -tolU && abs64(pW) <= tolW:
 		e.suspect(true, -pU, tolW, now)
 	case pW < -tolW && abs64(pU) <= tolU:

@@ -395,6 +395,7 @@ func (e *Estimator) change(span int) (a, b int64) {
 func (e *Estimator) restart(keep int) {
 	e.markRestart()
 	e.returnArmed = false
+	e.drain = drain{}
 	e.head = e.at(e.n - keep)
 	e.n = keep
 	e.olderN, e.olderDirty = 0, true
