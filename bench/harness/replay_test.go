@@ -120,6 +120,8 @@ func TestReplayedScenarios(t *testing.T) {
 		{183, 1, 0.6, 0, "a 103 ppm server slew's end behind a 5G uplink, the downlink free of jitter: the newest 16s of drift bins, fitted alone, showed it 17s late (1.3ms of error, p99 0.81ms)"},
 		{92, 1, 0.8, 0, "a 383 ppm server slew's end behind a 5G uplink and an exponential downlink, seen 14s late (2.4ms of error, p99 1.22ms)"},
 		{166, 2, 30, 0, "correlated queues both ways, a bloat and handovers from the start: the newest drift bins were weighed against the history only once it held 48s, and meanwhile the fit walked from 466 to 679 ppm, settling near 400 when they were weighed at 32s (40ms of error by the fifth minute, p99 45.8ms)"},
+		{108, 1, 4, 0, "a downlink bloat draining 3.8ms a second 30s after the uplink's route flapped up 27ms: the uplink's newest samples matched the fall, and the offset followed the drain as the clock's (16.6ms of error within 6s, p99 16.1ms)"},
+		{446, 3, 2, 0, "as random:108, an uplink bloat draining beside a downlink route flapped up 22.6ms (p99 13.2ms)"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("random:%d/seed%d", tt.scenario, tt.seed), func(t *testing.T) {
@@ -174,6 +176,7 @@ func TestReplayedProfiles(t *testing.T) {
 		{"starlink", 5, 10, "a version of the slew-end hinge test without its rule against a hinge at the first moment tried took a downlink reallocation before the newest bins for a return to the rate an earlier shift had left (15.7ms)"},
 		{"server-migration", 2, 1.1, "a version of the hinge test that kept the rate the first slew left across the second migration's clock step took the second slew's end for a return to 430 ppm (1.28ms)"},
 		{"starlink", 3, 18, "a fall assembled from a bloat's drain, decided as the clock moments before it fell on past the other side's rise (26.2ms)"},
+		{"dsl-upload", 1, 12, "as random:108, the uplink bloat's drain matched by the downstream flap's 9ms rise and followed as the clock (31.0ms)"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/seed%d", tt.file, tt.seed), func(t *testing.T) {
