@@ -122,6 +122,8 @@ func TestReplayedScenarios(t *testing.T) {
 		{166, 2, 30, 0, "correlated queues both ways, a bloat and handovers from the start: the newest drift bins were weighed against the history only once it held 48s, and meanwhile the fit walked from 466 to 679 ppm, settling near 400 when they were weighed at 32s (40ms of error by the fifth minute, p99 45.8ms)"},
 		{108, 1, 4, 0, "a downlink bloat draining 3.8ms a second 30s after the uplink's route flapped up 27ms: the uplink's newest samples matched the fall, and the offset followed the drain as the clock's (16.6ms of error within 6s, p99 16.1ms)"},
 		{446, 3, 2, 0, "as random:108, an uplink bloat draining beside a downlink route flapped up 22.6ms (p99 13.2ms)"},
+		{148, 4, 4, 0, "path changes through a -328 ppm client slew under Wi-Fi power save and handovers walked A to -11.2ms on a 6ms round trip, beyond it by more than half of it: the clamp held the offset at the interval's edge, 10.8ms off, for the last ten minutes (p99 11.0ms)"},
+		{246, 2, 3, 0, "as random:148, a +326 ppm server slew under Wi-Fi power save and a downlink bloat: A at -9.4ms on a 2.7ms round trip (p99 7.8ms)"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("random:%d/seed%d", tt.scenario, tt.seed), func(t *testing.T) {

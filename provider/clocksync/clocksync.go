@@ -241,6 +241,8 @@ type Estimator struct {
 	// while the clock moves (path.go).
 	liftU, liftW int64
 	doubt        doubt // a one-sided fall that may be the clock (doubt.go)
+	shortRTT     int64 // the shortest round trip of a sample (limit.go)
+	limitSince   int64 // client time A went beyond the round trip's limit, or −1 (limit.go)
 	drain        drain // falls taken for the clock, watched for a queue's pace (drain.go)
 	lastPathAt   int64
 	spU, spW     int64 // spacing of the lowest samples at the last bound
@@ -350,7 +352,7 @@ func New(cfg Config) (*Estimator, error) {
 		bins: make([]bin, numBins),
 		xs:   make([]float64, 0, 2*numBins), ys: make([]float64, 0, 2*numBins), ws: make([]float64, 0, 2*numBins),
 		segs: make([]int, 0, 2*numBins+1), segs2: make([]int, 0, 2*numBins+1),
-		bound: -1,
+		bound: -1, shortRTT: math.MaxInt64, limitSince: -1,
 	}, nil
 }
 
@@ -542,6 +544,7 @@ func (e *Estimator) startAfresh() {
 	e.markRestart()
 	e.returnArmed = false
 	e.drain = drain{}
+	e.limitSince = -1
 	e.forgetPaths()
 	e.dropDoubt()
 	e.youngErr, e.wanU, e.wanW, e.slowU, e.slowW = 0, 0, 0, 0, 0
@@ -583,6 +586,7 @@ func (e *Estimator) update(now int64) {
 	// A can't be more than the round trip: clamping keeps the estimate in
 	// the interval every sample allows.
 	rttFloor := max(0, fu+fw)
+	e.beyondLimit(rttFloor, tolU, tolW, now)
 	e.rttFloor, e.floorU, e.floorW = rttFloor, fu, fw
 	pathMoved := e.pathMovedSinceRestart(rttFloor, tolU, tolW, changed)
 	asym := max(-rttFloor, min(rttFloor, e.asym))

@@ -59,4 +59,5 @@ type Stats struct {
 	Stalled     int64 // samples set aside as stalled (a round trip far above the floor)
 	Straddled   int64 // samples set aside as sent before a backward step of the client's clock and answered after it (a round trip far below the floor; once the jump is taken, an uplink delta of the old clock)
 	Restarts    int64 // fresh starts after a gap as long as the window
+	AsymResets  int64 // path readings dropped because they put the asymmetry A beyond the round-trip floor by more than half of it while that floor was at its shortest; A then went to half the round trip on its side
 }

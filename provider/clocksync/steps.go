@@ -396,6 +396,7 @@ func (e *Estimator) restart(keep int) {
 	e.markRestart()
 	e.returnArmed = false
 	e.drain = drain{}
+	e.limitSince = -1
 	e.head = e.at(e.n - keep)
 	e.n = keep
 	e.olderN, e.olderDirty = 0, true
