@@ -74,23 +74,27 @@ func TestSplitAtTheLimitBehindAQueueStays(t *testing.T) {
 		up: 10 * ms, down: 10 * ms, jitUp: uniform(300 * time.Microsecond), jitDn: uniform(300 * time.Microsecond)}
 	e := newEst(t)
 	feed(t, e, p, 0, 2*time.Minute, 0, nil)
-	p.down = 110 * ms
-	feed(t, e, p, 2*time.Minute, 4*time.Minute, 0, nil)
-	e.takeAsym(-3*e.rttFloor, e.asymErr)
-	feed(t, e, p, 4*time.Minute, 5*time.Minute, 0, nil)
-	if got := e.Stats().AsymResets; got != 0 {
-		t.Fatalf("%d readings dropped behind the queue, want 0", got)
-	}
-	// The queue gone, the same reading is dropped: A to half the round
-	// trip on its side.
-	p.down = 10 * ms
-	feed(t, e, p, 5*time.Minute, 7*time.Minute, 0, nil)
-	e.takeAsym(-3*e.rttFloor, e.asymErr)
-	feed(t, e, p, 7*time.Minute, 8*time.Minute, 0, nil)
-	if got := e.Stats().AsymResets; got != 1 {
-		t.Errorf("%d readings dropped once the queue was gone, want 1", got)
+	at := 2 * time.Minute
+	for _, phase := range []struct {
+		name       string
+		down       time.Duration
+		wantResets int64 // counted from the start
+	}{
+		{"behind the queue", 110 * ms, 0},
+		{"the queue gone", 10 * ms, 1},
+	} {
+		// Two minutes for the window to hold the phase's floors only,
+		// then the reading forced beyond the limit for a minute.
+		p.down = phase.down
+		feed(t, e, p, at, at+2*time.Minute, 0, nil)
+		e.takeAsym(-3*e.rttFloor, e.asymErr)
+		feed(t, e, p, at+2*time.Minute, at+3*time.Minute, 0, nil)
+		at += 3 * time.Minute
+		if got := e.Stats().AsymResets; got != phase.wantResets {
+			t.Fatalf("%s: %d readings dropped, want %d", phase.name, got, phase.wantResets)
+		}
 	}
 	if want := -e.rttFloor / 2; abs64(e.asym-want) > int64(time.Millisecond) {
-		t.Errorf("A %v after the drop, want about %v", time.Duration(e.asym), time.Duration(want))
+		t.Errorf("A %v after the drop, want about %v (half the round trip on its side)", time.Duration(e.asym), time.Duration(want))
 	}
 }
