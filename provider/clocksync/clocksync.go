@@ -586,7 +586,7 @@ func (e *Estimator) update(now int64) {
 	// A can't be more than the round trip: clamping keeps the estimate in
 	// the interval every sample allows.
 	rttFloor := max(0, fu+fw)
-	e.beyondLimit(rttFloor, tolU, tolW, now)
+	e.dropBeyondLimit(rttFloor, tolU, tolW, now)
 	e.rttFloor, e.floorU, e.floorW = rttFloor, fu, fw
 	pathMoved := e.pathMovedSinceRestart(rttFloor, tolU, tolW, changed)
 	asym := max(-rttFloor, min(rttFloor, e.asym))

@@ -29,9 +29,7 @@ func TestStepHiddenInJitterIsTakenBack(t *testing.T) {
 		if st := e.Stats(); st.Jumps != 1 {
 			t.Errorf("seed %d: %d jumps, want 1 (stats %+v)", seed, st.Jumps, st)
 		}
-		if frac := float64(covered) / float64(total); frac < 0.99 {
-			t.Errorf("seed %d: bound covered %.2f%%, want >= 99%%", seed, 100*frac)
-		}
+		wantCovered(t, covered, total, "seed %d", seed)
 	}
 }
 
@@ -55,9 +53,7 @@ func TestHandoverIsNotAClockStep(t *testing.T) {
 		if worst > time.Millisecond {
 			t.Errorf("seed %d: worst error %v, want < 1ms", seed, worst)
 		}
-		if frac := float64(covered) / float64(total); frac < 0.99 {
-			t.Errorf("seed %d: bound covered %.2f%%, want >= 99%%", seed, 100*frac)
-		}
+		wantCovered(t, covered, total, "seed %d", seed)
 	}
 }
 
@@ -136,9 +132,7 @@ func TestStepShowingInPartsIsTakenBack(t *testing.T) {
 		if worst > 2*ms {
 			t.Errorf("seed %d: worst error %v from a minute after the step, want < 2ms (stats %+v)", seed, worst, e.Stats())
 		}
-		if frac := float64(covered) / float64(total); frac < 0.99 {
-			t.Errorf("seed %d: bound covered %.2f%%, want >= 99%%", seed, 100*frac)
-		}
+		wantCovered(t, covered, total, "seed %d", seed)
 	}
 }
 
@@ -286,9 +280,7 @@ func TestFallDeeperThanTheDelayIsTheClock(t *testing.T) {
 		if st := e.Stats(); st.Jumps == 0 {
 			t.Errorf("seed %d: no jump (stats %+v)", seed, st)
 		}
-		if frac := float64(covered) / float64(total); frac < 0.99 {
-			t.Errorf("seed %d: bound covered %.2f%%, want >= 99%%", seed, 100*frac)
-		}
+		wantCovered(t, covered, total, "seed %d", seed)
 	}
 }
 
@@ -481,9 +473,7 @@ func TestStepAboveALowRaisedLevelIsAJump(t *testing.T) {
 		if worst > time.Millisecond {
 			t.Errorf("seed %d: worst error %v from 10s after the flap, want < 1ms (stats %+v)", seed, worst, e.Stats())
 		}
-		if frac := float64(covered) / float64(total); frac < 0.99 {
-			t.Errorf("seed %d: bound covered %.2f%%, want >= 99%%", seed, 100*frac)
-		}
+		wantCovered(t, covered, total, "seed %d", seed)
 	}
 }
 
@@ -510,8 +500,6 @@ func TestStepAfterLossIsAJump(t *testing.T) {
 		if worst > 500*time.Microsecond {
 			t.Errorf("step %v: worst error %v from a minute after the step, want < 500µs", tc.by, worst)
 		}
-		if frac := float64(covered) / float64(total); frac < 0.99 {
-			t.Errorf("step %v: bound covered %.2f%%, want >= 99%%", tc.by, 100*frac)
-		}
+		wantCovered(t, covered, total, "step %v", tc.by)
 	}
 }

@@ -55,9 +55,7 @@ func TestDrainAfterAFlapIsNoClock(t *testing.T) {
 				if worst > 8*ms {
 					t.Errorf("seed %d: worst error %v during and after the drain, want < 8ms", seed, worst)
 				}
-				if frac := float64(covered) / float64(total); frac < 0.99 {
-					t.Errorf("seed %d: bound covered %.2f%%, want >= 99%%", seed, 100*frac)
-				}
+				wantCovered(t, covered, total, "seed %d", seed)
 			}
 		})
 	}

@@ -41,11 +41,11 @@ import "time"
 // is dropped: a floor that settles crosses it for a moment.
 const limitHold = int64(2 * time.Second)
 
-// beyondLimit drops the path reading when A has stayed beyond the
+// dropBeyondLimit drops the path reading when A has stayed beyond the
 // round-trip floor rtt, by more than half of it and than the floors'
 // tolerances and the drift's tilt, for limitHold, while rtt is the
-// shortest a sample has shown. It reports whether it did.
-func (e *Estimator) beyondLimit(rtt, tolU, tolW, now int64) bool {
+// shortest a sample has shown.
+func (e *Estimator) dropBeyondLimit(rtt, tolU, tolW, now int64) {
 	if e.n > 0 {
 		i := e.at(e.n - 1)
 		e.shortRTT = min(e.shortRTT, e.u[i]+e.w[i])
@@ -53,13 +53,13 @@ func (e *Estimator) beyondLimit(rtt, tolU, tolW, now int64) bool {
 	if !e.refSet || e.acquiring > 0 || e.reacq.on || rtt <= 0 || abs64(rtt-e.shortRTT) > max(2*tolMin, e.shortRTT/4) ||
 		abs64(e.asym)-rtt <= max(tolU+tolW+e.driftTilt(), rtt/2) {
 		e.limitSince = -1
-		return false
+		return
 	}
 	if e.limitSince < 0 {
 		e.limitSince = now
 	}
 	if now-e.limitSince < limitHold {
-		return false
+		return
 	}
 	e.limitSince = -1
 	half := rtt / 2
@@ -75,5 +75,4 @@ func (e *Estimator) beyondLimit(rtt, tolU, tolW, now int64) bool {
 	e.forgetPaths()
 	e.pathLogN = 0
 	e.stats.AsymResets++
-	return true
 }

@@ -56,9 +56,7 @@ func TestStepInsideABloatLeavesNoSplitBeyondTheRoundTrip(t *testing.T) {
 				if worst > tc.wantWorst {
 					t.Errorf("seed %d: worst error %v after the drain, want <= %v", seed, worst, tc.wantWorst)
 				}
-				if frac := float64(covered) / float64(total); frac < 0.99 {
-					t.Errorf("seed %d: bound covered %.2f%%, want >= 99%%", seed, 100*frac)
-				}
+				wantCovered(t, covered, total, "seed %d", seed)
 			}
 		})
 	}

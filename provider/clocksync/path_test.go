@@ -36,9 +36,7 @@ func TestKnownStateMustDifferFromTheOneLeft(t *testing.T) {
 				if worst > 20*time.Microsecond {
 					t.Errorf("seed %d: worst error %v from a minute after the fall, want < 20µs (the offset taking half the fall: %v)", seed, worst, tc.fall/2)
 				}
-				if frac := float64(covered) / float64(total); frac < 0.99 {
-					t.Errorf("seed %d: bound covered %.2f%%, want >= 99%%", seed, 100*frac)
-				}
+				wantCovered(t, covered, total, "seed %d", seed)
 			}
 		})
 	}
