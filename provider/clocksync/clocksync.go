@@ -240,10 +240,12 @@ type Estimator struct {
 	// How far the recent samples lift a floor the window still holds low,
 	// while the clock moves (path.go).
 	liftU, liftW int64
-	doubt        doubt // a one-sided fall that may be the clock (doubt.go)
-	shortRTT     int64 // the shortest round trip of a sample (limit.go)
-	limitSince   int64 // client time A went beyond the round trip's limit, or −1 (limit.go)
-	drain        drain // falls taken for the clock, watched for a queue's pace (drain.go)
+	doubt        doubt   // a one-sided fall that may be the clock (doubt.go)
+	shortRTT     int64   // the shortest round trip of a sample (limit.go)
+	limitSince   int64   // client time A went beyond the round trip's limit, or −1 (limit.go)
+	jumpBins     int     // bins since a jump that kept the drift history, or −1 (jumphistory.go)
+	jumpSE       float64 // the standard error of the drift fitted since that jump, capped, for the bound (jumphistory.go)
+	drain        drain   // falls taken for the clock, watched for a queue's pace (drain.go)
 	lastPathAt   int64
 	spU, spW     int64 // spacing of the lowest samples at the last bound
 	// The soft floors' excess, held (bound.go).
@@ -352,7 +354,7 @@ func New(cfg Config) (*Estimator, error) {
 		bins: make([]bin, numBins),
 		xs:   make([]float64, 0, 2*numBins), ys: make([]float64, 0, 2*numBins), ws: make([]float64, 0, 2*numBins),
 		segs: make([]int, 0, 2*numBins+1), segs2: make([]int, 0, 2*numBins+1),
-		bound: -1, shortRTT: math.MaxInt64, limitSince: -1,
+		bound: -1, shortRTT: math.MaxInt64, limitSince: -1, jumpBins: -1,
 	}, nil
 }
 
@@ -538,6 +540,7 @@ func (e *Estimator) startAfresh() {
 	e.belowU, e.belowW, e.aboveU, e.aboveW, e.mildU, e.mildW = 0, 0, 0, 0, 0, 0
 	e.bound = -1
 	e.binN, e.binsDone, e.cur = 0, 0, bin{}
+	e.jumpBins, e.jumpSE = -1, 0
 	e.memOK = false
 	e.gatedRun, e.heldN, e.ungated = 0, 0, false
 	e.acquire(acquireSamples)
@@ -682,6 +685,11 @@ func (e *Estimator) update(now int64) {
 	// A floor's rise whose other half the other direction may hide
 	// (hidden.go).
 	bound += e.hiddenRise(fu, fw, tolU, tolW, meanU, meanW)
+	// The rate since a jump that kept the drift's history, known no
+	// better than the bins since show it (jumphistory.go).
+	if se := e.boundSE(); e.jumpSE > se && e.n >= 2 {
+		bound += int64(3 * (e.jumpSE - se) * float64(e.span()) / 2)
+	}
 	// The drift taken from one direction's tilt when the two disagreed:
 	// the other's may have been the clock's (drift.go).
 	if e.rApart > e.boundSE() && e.n >= 2 {

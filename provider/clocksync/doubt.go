@@ -36,6 +36,9 @@ type doubt struct {
 	// The samples stopped for a while just before: an interruption, as in
 	// a handover or a re-route, which moves the path, not the clock.
 	gap bool
+	// The longest round trip before the fall, once found (longestBefore).
+	longest   int64
+	longestOK bool
 	// The other side rose as a clock step makes it, after an interruption.
 	clockLike bool
 	// The path state before: its round trip, A and A's error. How far a
@@ -263,6 +266,17 @@ func (e *Estimator) weighDoubt() Event {
 	// path (a handover moves each floor by itself).
 	prec := e.floorPrec()
 	noise := doubtNoise * int64(max(1, e.n/k)) * sp
+	// A fall longer than every round trip before it is no path's: its
+	// direction's delay was at most each sample's round trip. Whatever the
+	// other side shows yet, and however young the window (random:103 seed 2
+	// at 1 Hz: a 2.5 s server step 10 s after a restart, the jump test not
+	// armed again yet; the uplink's few samples since, behind a queue,
+	// rose 23ms short of the fall, which read as the path: 1.25 s of error
+	// for 15 s).
+	if k >= e.cfg.JumpConfirm && d.size-prec > e.longestBefore(d) {
+		e.doubtWasClock(k, 0)
+		return EventClockJump
+	}
 	if rise < d.size-prec {
 		// The other side fallen further than its whole delay is no path
 		// of either reading but a clock step, whose restart drops the
@@ -396,6 +410,29 @@ func (e *Estimator) weighDoubt() Event {
 	return EventClockJump
 }
 
+// longestBefore returns the longest round trip (u + w, which no clock
+// moves) of the window's samples before the doubted fall, or MaxInt64 if
+// there is none; found once per doubt (samples leave the window, none
+// come before the fall).
+func (e *Estimator) longestBefore(d *doubt) int64 {
+	if d.longestOK {
+		return d.longest
+	}
+	r, any := int64(0), false
+	for k := 0; k < e.n; k++ {
+		i := e.at(k)
+		if e.t[i] >= d.at {
+			break
+		}
+		r, any = max(r, e.u[i]+e.w[i]), true
+	}
+	if !any {
+		r = math.MaxInt64
+	}
+	d.longest, d.longestOK = r, true
+	return r
+}
+
 // shortestSince returns the shortest round trip (u + w, which no clock
 // moves) of the newest k samples.
 func (e *Estimator) shortestSince(k int) int64 {
@@ -422,7 +459,7 @@ func (e *Estimator) doubtWasClock(k int, aErr int64) {
 		rise = -rise
 	}
 	e.markJump(rise, -rise, e.sentAt(e.n-k))
-	e.restart(k)
+	e.restart(k, min(d.at, e.t[e.at(e.n-k)]), -rise)
 	e.forgetPaths()
 	e.addAsymErr(aErr)
 	e.acquire(acquireSamples)

@@ -355,11 +355,11 @@ func TestRestartKeepsAnUndecidedDoubt(t *testing.T) {
 		restart   func(e *Estimator)
 		want      int64
 	}{
-		{"jump", true, false, false, func(e *Estimator) { e.restart(e.n) }, size},
+		{"jump", true, false, false, func(e *Estimator) { e.restart(e.n, int64(time.Minute), 0) }, size},
 		{"silence", true, false, false, func(e *Estimator) { e.startAfresh() }, size},
-		{"clock-like", true, false, true, func(e *Estimator) { e.restart(e.n) }, 2 * size},
-		{"change taken back", true, true, false, func(e *Estimator) { e.restart(e.n) }, 0},
-		{"no doubt", false, false, false, func(e *Estimator) { e.restart(e.n) }, 0},
+		{"clock-like", true, false, true, func(e *Estimator) { e.restart(e.n, int64(time.Minute), 0) }, 2 * size},
+		{"change taken back", true, true, false, func(e *Estimator) { e.restart(e.n, int64(time.Minute), 0) }, 0},
+		{"no doubt", false, false, false, func(e *Estimator) { e.restart(e.n, int64(time.Minute), 0) }, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEst(t)

@@ -22,6 +22,7 @@ func (e *Estimator) addToBin(t, u, w int64) bool {
 		e.binsDone++
 		e.memOK = false
 		e.driftHold = max(0, e.driftHold-1)
+		e.countJumpBin()
 		e.cur = bin{}
 	}
 	if e.cur.n == 0 {
@@ -48,7 +49,7 @@ func (e *Estimator) fit(now int64, drift bool) {
 	// The drift changes slowly: refit on every new bin while the history
 	// is short, on every fourth after.
 	changed := false
-	if drift && e.driftHold == 0 && (e.binsDone < 16 || e.binsDone%4 == 0 || e.last != EventNone) {
+	if drift && e.driftHold == 0 && (e.binsDone < 16 || e.binsDone%4 == 0 || e.last != EventNone || e.jumpBins >= 0 && e.jumpBins < 16) {
 		if r, se, ok := e.driftFit(); ok {
 			// Shrink toward zero by the prior on clock drift: a slope
 			// fitted to a few noisy bins must not steer the clock.
@@ -152,6 +153,11 @@ const preciseShort = 0.5
 // history's fit is taken if it knows the rate more than twice as
 // precisely (preciseShort).
 func (e *Estimator) driftFit() (r, se float64, ok bool) {
+	return e.sinceJumpFit(e.historyFit())
+}
+
+// historyFit is driftFit on the whole history and its newest shortBins.
+func (e *Estimator) historyFit() (r, se float64, ok bool) {
 	e.rSEBound, e.rApart = 0, 0
 	if e.binN <= shortBins {
 		r, se, ok = e.regressBins(0)

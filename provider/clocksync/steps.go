@@ -159,7 +159,7 @@ func (e *Estimator) detectSteps() Event {
 			e.aboveU, e.aboveW, e.mildU, e.mildW = 0, 0, 0, 0
 			e.olderDirty = true
 			e.markJump(a, b, e.sentAt(e.n-(span-skip)))
-			e.restart(span - skip)
+			e.restart(span-skip, e.t[e.at(e.n-span)], (b-a)/2)
 			if e.reacq.on {
 				e.reacq.pathErr += pathErr
 			} else {
@@ -390,9 +390,11 @@ func (e *Estimator) change(span int) (a, b int64) {
 	return ru - fu, rw - fw
 }
 
-// restart keeps only the newest keep samples. The path did not change, so
-// A stays; neither does the drift.
-func (e *Estimator) restart(keep int) {
+// restart keeps only the newest keep samples after a clock step by (the
+// client's clock moved by it) first seen at client time at. The path did
+// not change, so A stays; neither does the drift, whose history is kept
+// unless a rate change is suspected (jumphistory.go).
+func (e *Estimator) restart(keep int, at, by int64) {
 	e.markRestart()
 	e.returnArmed = false
 	e.drain = drain{}
@@ -401,7 +403,12 @@ func (e *Estimator) restart(keep int) {
 	e.n = keep
 	e.olderN, e.olderDirty = 0, true
 	e.bound = -1
-	e.binN, e.binsDone, e.cur = 0, 0, bin{}
+	if e.keepsHistoryAcross() {
+		e.keepHistory(at, by)
+	} else {
+		e.binN, e.binsDone, e.cur = 0, 0, bin{}
+		e.jumpBins, e.jumpSE = -1, 0
+	}
 	e.dropDoubt()
 	e.memOK = false
 	// A bend under way when the clock stepped may have been its rate
@@ -444,6 +451,7 @@ func (e *Estimator) rateShift(span int, to float64, toOK bool, a, b int64) {
 		e.binN--
 	}
 	e.binsDone = e.binN
+	e.jumpBins, e.jumpSE = -1, 0
 	e.memOK = false
 	// A slew ends by returning to the rate it left (returning, kink.go).
 	prev, prevSE, prevOK := e.before, e.beforeSE, e.beforeOK
