@@ -189,6 +189,15 @@ func (e *Estimator) driftTilt() int64 {
 	return int64(3 * e.boundSE() * float64(e.span()) / 2)
 }
 
+// tiltBeyond is what a drift error of se adds to the window's tilt beyond
+// the drift's own (driftTilt): 0 unless se is the larger.
+func (e *Estimator) tiltBeyond(se float64) int64 {
+	if b := e.boundSE(); se > b && e.n >= 2 {
+		return int64(3 * (se - b) * float64(e.span()) / 2)
+	}
+	return 0
+}
+
 // softExcess estimates, from the 16 lowest of the window's values in
 // order, how far the lowest sits above the true floor when the density
 // thins out toward it (a soft floor: triangular, normal, measured radio

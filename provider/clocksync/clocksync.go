@@ -687,14 +687,10 @@ func (e *Estimator) update(now int64) {
 	bound += e.hiddenRise(fu, fw, tolU, tolW, meanU, meanW)
 	// The rate since a jump that kept the drift's history, known no
 	// better than the bins since show it (jumphistory.go).
-	if se := e.boundSE(); e.jumpSE > se && e.n >= 2 {
-		bound += int64(3 * (e.jumpSE - se) * float64(e.span()) / 2)
-	}
+	bound += e.tiltBeyond(e.jumpSE)
 	// The drift taken from one direction's tilt when the two disagreed:
 	// the other's may have been the clock's (drift.go).
-	if e.rApart > e.boundSE() && e.n >= 2 {
-		bound += int64(3 * (e.rApart - e.boundSE()) * float64(e.span()) / 2)
-	}
+	bound += e.tiltBeyond(e.rApart)
 	// What a clock move under way can add, which the newest samples may
 	// straddle: as far again as it lifted a floor (path.go); a fresh fall
 	// in doubt; samples held out below a floor, which may be a jump.

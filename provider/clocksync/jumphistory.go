@@ -7,11 +7,11 @@ import "math"
 // the few seconds after the step, and a queue in them read as the rate
 // (random:101 seed 4: a 458ms client step on a −457 ppm clock known to
 // ±0.4 ppm, then a downlink bloat; the refits swung between −141 and
-// +90 ppm, 48ms of p99). So the drift history is kept across a jump: each bin moves onto
-// the new clock by the step's size, starts a path segment of its own in
-// each direction (its own intercept in the fit: the size need not be
-// exact), and the bins that may hold samples from after the step leave
-// the fit.
+// +90 ppm, 48ms of p99). So the drift history is kept across a jump:
+// each bin moves onto the new clock by the step's size, starts a path
+// segment of its own in each direction (its own intercept in the fit: the
+// size need not be exact), and the bins that may hold samples from after
+// the step leave the fit.
 //
 // The step may still have come with a new rate: a slew that began, or
 // ended, read as a jump (random:585, a +473 ppm server slew whose first
