@@ -126,6 +126,7 @@ func TestReplayedScenarios(t *testing.T) {
 		{246, 2, 3, 0, "as random:148, a +326 ppm server slew under Wi-Fi power save and a downlink bloat: A at -9.4ms on a 2.7ms round trip (p99 7.8ms)"},
 		{101, 4, 6, 0, "a 458ms client step on a -457 ppm clock known to +-0.4 ppm, then a downlink bloat and an uplink route flap: the restart dropped the drift's history, and the refits on the seconds after the step, the bloat in them, went to -20 ppm (p99 48.3ms)"},
 		{585, 5, 2, 0, "guards random:101's kept history: a +473 ppm server slew's start read as a jump; without the fit of the bins since the jump, the history kept the old rate through the slew (p99 1.1 -> 20.0ms)"},
+		{171, 5, 6, 0, "a +365 ppm server slew's start read as a jump under Wi-Fi power save: the bins since the jump showed the slew's rate, but nothing kept the rate it left as the one its end returns to, and the end, 3.5 minutes on, was read as path changes for 48s that walked A to -11.5ms and left it there (p99 11.1ms)"},
 		{103, 2, 40, time.Second, "pinged at 1 Hz, a 2.5 s server step 10 s after a false jump, the jump test not armed again yet; the uplink's few samples since, behind a queue, rose 23ms short of the fall, which read as the path until a fall longer than every round trip before it was taken for the clock (p99 1252ms with the drift's history kept across the jump whatever its error)"},
 	}
 	for _, tt := range tests {
@@ -179,6 +180,7 @@ func TestReplayedProfiles(t *testing.T) {
 		{"dsl-upload", 4, 10, "with the pings spread, a 0.7ms doubt decided as the clock 28s after its fall, inside a 250ms uplink bloat: the window restarted on the bloat's samples (64.2ms); then, once the drift fit took the recent history where it knows the rate better, a fall assembled from the drain's parts met the downstream flap's rise and was decided as a clock step (23.4ms)"},
 		{"dsl-upload", 3, 20, "as seed 4's second failure (23.7ms)"},
 		{"starlink", 5, 10, "a version of the slew-end hinge test without its rule against a hinge at the first moment tried took a downlink reallocation before the newest bins for a return to the rate an earlier shift had left (15.7ms)"},
+		{"server-migration", 3, 0.75, "a step, then a +400 ppm slew 2s on: once the bins since the step showed the new rate, one bin whose downlink slope was too scattered to judge handed the fit back to the history's rate, 30 ppm, and the path tracker read the difference as path changes that left A 0.96ms off for the rest of the run (0.83ms)"},
 		{"server-migration", 2, 1.1, "a version of the hinge test that kept the rate the first slew left across the second migration's clock step took the second slew's end for a return to 430 ppm (1.28ms)"},
 		{"starlink", 3, 18, "a fall assembled from a bloat's drain, decided as the clock moments before it fell on past the other side's rise (26.2ms)"},
 		{"dsl-upload", 1, 12, "as random:108, the uplink bloat's drain matched by the downstream flap's 9ms rise and followed as the clock (31.0ms)"},

@@ -287,7 +287,7 @@ type Estimator struct {
 	beforeSE     float64 // and its standard error
 	beforeOK     bool
 	returns      int     // bins in a row that showed a return to before (slewend.go)
-	returnArmed  bool    // the newest restart was a clock shift's, so before is the rate the clock left
+	returnArmed  bool    // the newest restart was a clock shift's (or a jump's whose bins since showed a new rate), so before is the rate the clock left
 	bendErr      int64   // what an unconfirmed bend can have added to the offset
 	bendRate     float64 // how far its rate is from the drift's
 	modelOffset  int64   // the offset the model gave at est.At, before the newest samples' clamp (ns)

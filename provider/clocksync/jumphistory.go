@@ -147,9 +147,42 @@ func (e *Estimator) sinceJumpFit(r, se float64, ok bool) (float64, float64, bool
 	switch {
 	case !okj:
 	case !ok || math.Abs(rj-r) > jumpSigmas*math.Hypot(sej, se):
+		e.dropBeforeJump(rj)
 		return rj, sej, true
 	default:
 		e.rSEBound = max(e.rSEBound, sej)
 	}
 	return r, se, ok
+}
+
+// dropBeforeJump keeps only the drift bins since the jump, once their fit
+// showed a rate of their own (rj): the history before is of another rate,
+// and a refit on it (the bins since too scattered to be taken, for a bin
+// or two) would return to that rate (hand-written server-migration seed 3:
+// a step, then a +400 ppm slew; the rate back from 376 to 30 ppm for two
+// seconds, and two path changes that left A 0.96ms off for the rest of the
+// run). As after a clock shift, the rate before is the one a slew's end
+// returns to (random:171: a slew's start read as a jump; its end, without
+// that rate, read as path changes that walked A 11ms), and the path
+// changes since the jump that the new rate explains are taken back. The
+// bound keeps the fit's error since the jump (jumpSE) until the bins since
+// fill the recent history, as before the drop.
+//
+// The floors are not acquired afresh on the new rate, though the window
+// holds the samples from before it, detrended at the wrong one: on a fit
+// that a bloat made (random:11732 seed 3, −548 ppm against 37 eight bins
+// after a jump), the acquisition followed the bloat's floors as the clock
+// and the bound did not see it, 98.2% coverage.
+func (e *Estimator) dropBeforeJump(rj float64) {
+	drop := e.binN - e.jumpBins
+	e.binHead = (e.binHead + drop) % numBins
+	e.binN = e.jumpBins
+	e.binsDone = e.binN
+	e.before, e.beforeSE, e.beforeOK = e.r, e.rSE, e.fitted
+	e.returnArmed = true
+	now := e.t[e.at(e.n-1)]
+	if e.pathTookClock(e.jumpAt, int64(2*(rj-e.r)*float64(now-e.jumpAt))) > 0 {
+		e.undoPathChangesSince(e.jumpAt, 0)
+	}
+	e.forgetPaths()
 }

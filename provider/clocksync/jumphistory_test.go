@@ -118,3 +118,41 @@ func TestLongestBefore(t *testing.T) {
 		}
 	}
 }
+
+// TestJumpThenSlewHoldsTheNewRate: the client's clock steps 35ms and,
+// 2 s later, a +400 ppm slew begins and runs for 88 s, on a path with
+// 6ms of uplink and 3ms of downlink jitter (the hand-written
+// server-migration). Once the bins since the step show the new rate, the
+// drift holds it until the slew ends: the history from before the step is
+// of another rate. (On the build before, seed 6 went back to the old
+// rate, 400 ppm off, when one bin's slopes were too scattered to judge.)
+// The slew's end is then seen as a return to the rate before.
+func TestJumpThenSlewHoldsTheNewRate(t *testing.T) {
+	const jumpAt = 5 * time.Minute
+	for seed := uint64(1); seed <= 12; seed++ {
+		p := &path{rng: rand.New(rand.NewPCG(seed, 7)), offset: -2 * time.Second, driftPPM: -30,
+			up: 14 * ms, down: 14 * ms, jitUp: uniform(6 * ms), jitDn: uniform(3 * ms),
+			jumpAt: jumpAt, jumpBy: 35 * ms, slewFrom: jumpAt + 2*time.Second, slewTo: jumpAt + 90*time.Second, slewPPM: 400}
+		e := newEst(t)
+		feed(t, e, p, 0, jumpAt+20*time.Second, 0, nil)
+		if s := e.Stats(); s.Jumps != 1 {
+			t.Fatalf("seed %d: %d jumps seen, want 1", seed, s.Jumps)
+		}
+		worstRate := 0.0
+		for at := jumpAt + 20*time.Second; at < jumpAt+90*time.Second; at += time.Second {
+			feed(t, e, p, at, at+time.Second, 0, nil)
+			worstRate = max(worstRate, math.Abs(e.r*1e6-(p.driftPPM+p.slewPPM)))
+		}
+		if worstRate > 100 {
+			t.Errorf("seed %d: the drift went %.0f ppm off the slew's rate during it, want <= 100", seed, worstRate)
+		}
+		_, covered, total := feed(t, e, p, jumpAt+90*time.Second, jumpAt+4*time.Minute, 0, nil)
+		if s := e.Stats(); s.ClockShifts == 0 {
+			t.Errorf("seed %d: the slew's end went unseen (stats %+v)", seed, s)
+		}
+		if got := e.r * 1e6; math.Abs(got-p.driftPPM) > 10 {
+			t.Errorf("seed %d: drift %.1f ppm after the slew, want %.0f ± 10", seed, got, p.driftPPM)
+		}
+		wantCovered(t, covered, total, "seed %d", seed)
+	}
+}
