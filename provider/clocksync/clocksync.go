@@ -540,7 +540,7 @@ func (e *Estimator) startAfresh() {
 	e.belowU, e.belowW, e.aboveU, e.aboveW, e.mildU, e.mildW = 0, 0, 0, 0, 0, 0
 	e.bound = -1
 	e.binN, e.binsDone, e.cur = 0, 0, bin{}
-	e.jumpBins, e.jumpSE = -1, 0
+	e.forgetJump()
 	e.memOK = false
 	e.gatedRun, e.heldN, e.ungated = 0, 0, false
 	e.acquire(acquireSamples)

@@ -43,6 +43,14 @@ func (e *Estimator) addToBin(t, u, w int64) bool {
 	return done
 }
 
+// dropOldBins drops the oldest n drift bins: the rest are the whole
+// history, and the fit is made on every new bin until it is long again.
+func (e *Estimator) dropOldBins(n int) {
+	e.binHead = (e.binHead + n) % numBins
+	e.binN -= n
+	e.binsDone = e.binN
+}
+
 // fit re-estimates the drift from the bin minima if they changed, and
 // re-anchors the detrended values at now.
 func (e *Estimator) fit(now int64, drift bool) {

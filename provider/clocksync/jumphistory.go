@@ -116,7 +116,7 @@ func (e *Estimator) countJumpBin() {
 	}
 	e.jumpBins++
 	if e.jumpBins > shortBins {
-		e.jumpBins, e.jumpSE = -1, 0
+		e.forgetJump()
 	}
 }
 
@@ -182,15 +182,15 @@ func (e *Estimator) sinceJumpFit(r, se float64, ok bool) (float64, float64, bool
 // after a jump), the acquisition followed the bloat's floors as the clock
 // and the bound did not see it, 98.2% coverage.
 func (e *Estimator) dropBeforeJump(rj float64) {
-	drop := e.binN - e.jumpBins
-	e.binHead = (e.binHead + drop) % numBins
-	e.binN = e.jumpBins
-	e.binsDone = e.binN
-	e.before, e.beforeSE, e.beforeOK = e.r, e.rSE, e.fitted
-	e.returnArmed = true
+	e.dropOldBins(e.binN - e.jumpBins)
+	e.leftRate()
 	now := e.t[e.at(e.n-1)]
 	if e.pathTookClock(e.jumpAt, int64(2*(rj-e.r)*float64(now-e.jumpAt))) > 0 {
 		e.undoPathChangesSince(e.jumpAt, 0)
 	}
 	e.forgetPaths()
 }
+
+// forgetJump ends the weighing of the bins since a jump (no jump's
+// history kept, or the bins since fill the recent history).
+func (e *Estimator) forgetJump() { e.jumpBins, e.jumpSE = -1, 0 }

@@ -51,6 +51,13 @@ const (
 	returnSure = 12
 )
 
+// leftRate records the drift as the rate the clock left, to which a
+// slew's end returns (a clock shift, or a new rate after a jump).
+func (e *Estimator) leftRate() {
+	e.before, e.beforeSE, e.beforeOK = e.r, e.rSE, e.fitted
+	e.returnArmed = true
+}
+
 // detectReturn looks, once per bin, for the newest bins turning to the
 // rate the newest clock shift left (before) and takes it for a rate change
 // when they have on returnRun bins in a row (rateShift, steps.go). A step

@@ -407,7 +407,7 @@ func (e *Estimator) restart(keep int, at, by int64) {
 		e.keepHistory(at, by)
 	} else {
 		e.binN, e.binsDone, e.cur = 0, 0, bin{}
-		e.jumpBins, e.jumpSE = -1, 0
+		e.forgetJump()
 	}
 	e.dropDoubt()
 	e.memOK = false
@@ -446,17 +446,16 @@ func (e *Estimator) rateShift(span int, to float64, toOK bool, a, b int64) {
 	e.n = span
 	e.olderN, e.olderDirty = 0, true
 	since := e.t[e.head]
-	for e.binN > 0 && e.bins[e.binHead].start < since {
-		e.binHead = (e.binHead + 1) % numBins
-		e.binN--
+	old := 0
+	for old < e.binN && e.bins[(e.binHead+old)%numBins].start < since {
+		old++
 	}
-	e.binsDone = e.binN
-	e.jumpBins, e.jumpSE = -1, 0
+	e.dropOldBins(old)
+	e.forgetJump()
 	e.memOK = false
 	// A slew ends by returning to the rate it left (returning, kink.go).
 	prev, prevSE, prevOK := e.before, e.beforeSE, e.beforeOK
-	e.before, e.beforeSE, e.beforeOK = e.r, e.rSE, e.fitted
-	e.returnArmed = true
+	e.leftRate()
 	// Seen in one direction alone, the shift can say nothing of a step the
 	// other took meanwhile: the path changes undone below must be ones the
 	// rate's change can have made since (random:5340 at 2 Hz: a 38.6 ms
