@@ -184,6 +184,8 @@ func TestReplayedProfiles(t *testing.T) {
 		{"server-migration", 2, 0.95, "a version of the hinge test that kept the rate the first slew left across the second migration's clock step took the second slew's end for a return to 430 ppm (1.28ms); with the drift's history kept across a jump, the fit since the first step took the slew's rate and then, twice, a bin whose downlink slope was too scattered to judge handed it back to the history's 30 ppm, which the path tracker read as path changes (A 1.9, then 5.4ms; 1.04ms)"},
 		{"starlink", 3, 18, "a fall assembled from a bloat's drain, decided as the clock moments before it fell on past the other side's rise (26.2ms)"},
 		{"dsl-upload", 1, 12, "as random:108, the uplink bloat's drain matched by the downstream flap's 9ms rise and followed as the clock (31.0ms)"},
+		{"corporate-vpn", 4, 1.6, "a -500 ppm slew of 20s, seen 7s in as a rate change: the acquisition that followed outlasted it, and the drift, one line through the bins since the shift, came back to the clock's rate over two minutes (3.15ms)"},
+		{"corporate-vpn", 5, 2, "the same slew read as a clock step 11s in: the bins since the step, its end among them, fitted as one rate, and the path tracker read the difference as path changes (A 4.2ms; 2.71ms)"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/seed%d", tt.file, tt.seed), func(t *testing.T) {

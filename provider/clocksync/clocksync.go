@@ -297,6 +297,15 @@ type Estimator struct {
 	jumpAt       int64   // client time of the jump's first sample kept
 	dirSlopes    dirSlopes
 	driftHold    int // bins to wait before the drift is refitted
+
+	// The rate the clock ran at before the newest restart (a clock shift,
+	// or a jump that dropped the drift history), if stopArmed: a slew
+	// shorter than what follows a restart returns to it (slewstop.go).
+	stopTo, stopToSE float64
+	stopArmed        bool
+	stops            int     // bins in a row that showed it
+	stop             stopFit // detectStop's scratch
+
 	// The drift history's lowest floors (floormemory.go), U then W, and
 	// since when A has held its value memAsym; recomputed when !memOK.
 	memNear, memFar   [2]int64
@@ -545,7 +554,7 @@ func (e *Estimator) startAfresh() {
 	e.gatedRun, e.heldN, e.ungated = 0, 0, false
 	e.acquire(acquireSamples)
 	e.markRestart()
-	e.returnArmed = false
+	e.returnArmed, e.stopArmed = false, false
 	e.drain = drain{}
 	e.limitSince = -1
 	e.forgetPaths()

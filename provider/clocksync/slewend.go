@@ -66,6 +66,16 @@ func (e *Estimator) leftRate() {
 // second time from the rate the first slew ended at, not the one it ran at
 // (server-migration: taken for a return to 430 ppm from −268, 2.7ms).
 func (e *Estimator) detectReturn() Event {
+	// Until this test and the kink test can look, a short slew's end is
+	// looked for in the bins since the restart (slewstop.go); where it
+	// takes none, this test goes on as it would have.
+	if e.stopArmed && (e.slewing || e.binN < kinkHistory) && e.jumpBins < 0 {
+		if ev := e.detectStop(); ev != EventNone {
+			return ev
+		}
+	} else {
+		e.stops = 0
+	}
 	change := e.before - e.r
 	if !e.beforeOK || !e.returnArmed || e.slewing || e.acquiring > 0 || e.driftHold > 0 || !e.fitted ||
 		math.Abs(change) <= kinkSlack/2 || math.Abs(change) <= returnSigmas*math.Hypot(e.rSE, e.beforeSE) ||

@@ -405,9 +405,16 @@ func (e *Estimator) restart(keep int, at, by int64) {
 	e.bound = -1
 	if e.keepsHistoryAcross() {
 		e.keepHistory(at, by)
+		e.stopArmed = false
 	} else {
 		e.binN, e.binsDone, e.cur = 0, 0, bin{}
 		e.forgetJump()
+		// A jump that came with a slew (its start read as a step) leaves
+		// the rate before it as the one the slew's end returns to; one
+		// during a shift's acquisition, the rate that shift left.
+		if !e.slewing {
+			e.stopTo, e.stopToSE, e.stopArmed = e.r, e.rSE, e.fitted
+		}
 	}
 	e.dropDoubt()
 	e.memOK = false
@@ -456,6 +463,7 @@ func (e *Estimator) rateShift(span int, to float64, toOK bool, a, b int64) {
 	// A slew ends by returning to the rate it left (returning, kink.go).
 	prev, prevSE, prevOK := e.before, e.beforeSE, e.beforeOK
 	e.leftRate()
+	e.stopTo, e.stopToSE, e.stopArmed = e.before, e.beforeSE, e.beforeOK
 	// Seen in one direction alone, the shift can say nothing of a step the
 	// other took meanwhile: the path changes undone below must be ones the
 	// rate's change can have made since (random:5340 at 2 Hz: a 38.6 ms
