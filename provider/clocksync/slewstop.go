@@ -26,6 +26,9 @@ const (
 	stopAfter  = 3
 )
 
+// stopGrid is the most moments tried for the change.
+const stopGrid = 500
+
 // stopFit is the hinged fit of the bins since a restart: each direction's
 // minima y = c + s·min(x, tc) + to·max(0, x − tc), or y = c + s·x (tc at
 // infinity), with an intercept c per direction and path segment, weighted
@@ -188,7 +191,10 @@ func (e *Estimator) detectStop() Event {
 	first := max(f.xs[0][stopBefore-1], f.xs[1][stopBefore-1])
 	last := min(f.xs[0][len(f.xs[0])-stopAfter], f.xs[1][len(f.xs[1])-stopAfter])
 	best, bestChi := math.Inf(1), math.Inf(1)
-	for tc := first; tc < last; tc += returnStep {
+	// (Bins far apart, of pings minutes apart, would make the grid long:
+	// it never has more than stopGrid moments.)
+	step := max(returnStep, (last-first)/stopGrid)
+	for tc := first; tc < last; tc += step {
 		if c, _, _ := f.chi(tc, e.stopTo); c[0]+c[1] < bestChi {
 			best, bestChi = tc, c[0]+c[1]
 		}
