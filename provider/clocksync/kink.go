@@ -216,18 +216,22 @@ func (e *Estimator) returning(rK, seK float64, d dirSlopes) bool {
 // kinkLongBins while a bloat built on the uplink; taken, it restarted the
 // window on the bloat, 1.7 → 17 ms).
 func (e *Estimator) roundTripHeld(span int) bool {
-	if 2*span > e.n {
-		return false
-	}
+	return 2*span <= e.n && e.roundTripAsIn(e.n-2*span, span)
+}
+
+// roundTripAsIn reports whether the round trip's floor over the newest
+// span samples is where it was over the samples [from, e.n−span), within
+// half their mean excess over it (never under 2·tolMin).
+func (e *Estimator) roundTripAsIn(from, span int) bool {
 	older := int64(math.MaxInt64)
 	var sum int64
-	for k := e.n - 2*span; k < e.n-span; k++ {
+	for k := from; k < e.n-span; k++ {
 		i := e.at(k)
 		rtt := e.ud[i] + e.wd[i]
 		older = min(older, rtt)
 		sum += rtt
 	}
-	excess := sum/int64(span) - older
+	excess := sum/int64(e.n-span-from) - older
 	return e.shortestSince(span)-older <= max(excess/2, 2*tolMin)
 }
 

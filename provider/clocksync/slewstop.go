@@ -93,10 +93,15 @@ func (f *stopFit) scatter(dir int) float64 {
 	if len(f.dev) == 0 {
 		return returnNoiseMin
 	}
-	slices.Sort(f.dev)
-	n := len(f.dev)
-	med := (f.dev[(n-1)/2] + f.dev[n/2]) / 2
-	return max(1.4826*med*math.Sqrt(1+1.25*1.25/float64(n)), returnNoiseMin)
+	return max(spreadOf(f.dev)*math.Sqrt(1+1.25*1.25/float64(len(f.dev))), returnNoiseMin)
+}
+
+// spreadOf is the standard deviation a normal scatter with these absolute
+// deviations would have: 1.4826 times their median. It sorts dev.
+func spreadOf(dev []float64) float64 {
+	slices.Sort(dev)
+	n := len(dev)
+	return 1.4826 * ((dev[(n-1)/2] + dev[n/2]) / 2)
 }
 
 // chi fits the model with the change at tc to rate to (none for tc at
@@ -153,9 +158,7 @@ func (f *stopFit) widen() {
 		if n <= len(f.ends[dir])+1 {
 			continue
 		}
-		slices.Sort(f.dev)
-		med := (f.dev[(n-1)/2] + f.dev[n/2]) / 2
-		sc := 1.4826 * med * math.Sqrt(float64(n)/float64(n-len(f.ends[dir])-1))
+		sc := spreadOf(f.dev) * math.Sqrt(float64(n)/float64(n-len(f.ends[dir])-1))
 		f.wt[dir] = min(f.wt[dir], 1/(sc*sc))
 	}
 }
@@ -247,16 +250,5 @@ func (e *Estimator) detectStop() Event {
 // the restart lifted the span's floors, and the floors taken afresh from
 // it alone took the flap into the offset (random:12219 seed 4: 4.9 ms).
 func (e *Estimator) keepsShortest(span int) bool {
-	older, excess := int64(math.MaxInt64), int64(0)
-	var sum int64
-	for k := 0; k < e.n-span; k++ {
-		i := e.at(k)
-		rtt := e.ud[i] + e.wd[i]
-		older = min(older, rtt)
-		sum += rtt
-	}
-	if e.n > span {
-		excess = sum/int64(e.n-span) - older
-	}
-	return e.shortestSince(span)-older <= max(excess/2, 2*tolMin)
+	return span < e.n && e.roundTripAsIn(0, span)
 }
