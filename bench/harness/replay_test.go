@@ -129,6 +129,7 @@ func TestReplayedScenarios(t *testing.T) {
 		{171, 5, 6, 0, "a +365 ppm server slew's start read as a jump under Wi-Fi power save: the bins since the jump showed the slew's rate, but nothing kept the rate it left as the one its end returns to, and the end, 3.5 minutes on, was read as path changes for 48s that walked A to -11.5ms and left it there (p99 11.1ms)"},
 		{1974, 4, 5, 0, "guards the drop of the history at a new rate after a jump: a real 552ms client step, then an uplink ramp in the 8s since, fitted -233 ± 13 ppm against +7 ppm beside a downlink too scattered to say (+70 ± 256); taken for a rate without each direction bent by itself, the history went with it (p99 3.2 -> 13.2ms)"},
 		{103, 2, 40, time.Second, "pinged at 1 Hz, a 2.5 s server step 10 s after a false jump, the jump test not armed again yet; the uplink's few samples since, behind a queue, rose 23ms short of the fall, which read as the path until a fall longer than every round trip before it was taken for the clock (p99 1252ms with the drift's history kept across the jump whatever its error)"},
+		{315, 1, 1, 0, "a -482 ppm server slew's end read as a clock jump 7s after it: the jump dropped the drift history and kept the slew's rate, the floors' walk at 482 ppm was taken for 20 path changes, each holding the drift fit, and A kept 6.7ms of it for the rest of the run (p99 3.36ms)"},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("random:%d/seed%d", tt.scenario, tt.seed), func(t *testing.T) {

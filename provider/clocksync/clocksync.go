@@ -306,6 +306,17 @@ type Estimator struct {
 	stops            int     // bins in a row that showed it
 	stop             stopFit // detectStop's scratch
 
+	// A jump that dropped the drift history while the drift was a slew's
+	// may have been that slew's end (endjump.go): endJump until the drift
+	// is fitted again.
+	endJump bool
+	// The first path change since the newest jump, if jumpPaths: its log
+	// index, client time and the path state before it (jumppaths.go).
+	jumpPaths      bool
+	jumpPathFrom   int
+	jumpPathAt     int64
+	jumpPathBefore pathRef
+
 	// The drift history's lowest floors (floormemory.go), U then W, and
 	// since when A has held its value memAsym; recomputed when !memOK.
 	memNear, memFar   [2]int64
@@ -554,7 +565,7 @@ func (e *Estimator) startAfresh() {
 	e.gatedRun, e.heldN, e.ungated = 0, 0, false
 	e.acquire(acquireSamples)
 	e.markRestart()
-	e.returnArmed, e.stopArmed = false, false
+	e.returnArmed, e.stopArmed, e.endJump, e.jumpPaths = false, false, false, false
 	e.drain = drain{}
 	e.limitSince = -1
 	e.forgetPaths()

@@ -57,12 +57,25 @@ func (e *Estimator) fit(now int64, drift bool) {
 	// The drift changes slowly: refit on every new bin while the history
 	// is short, on every fourth after.
 	changed := false
-	if drift && e.driftHold == 0 && (e.binsDone < 16 || e.binsDone%4 == 0 || e.last != EventNone || e.jumpBins >= 0 && e.jumpBins < 16) {
-		if r, se, ok := e.driftFit(); ok {
-			// Shrink toward zero by the prior on clock drift: a slope
-			// fitted to a few noisy bins must not steer the clock.
-			k := driftPrior * driftPrior / (driftPrior*driftPrior + se*se)
-			r, se = r*k, math.Sqrt(k)*se
+	// While a one-way step's new segment holds the fit, a jump that may
+	// have been a slew's end still has the bins since it fitted: the steps
+	// may be the clock going on at the rate it returned to, and only a
+	// fit that shows that rate is taken (endjump.go).
+	held := e.driftHold > 0
+	if drift && (!held || e.endJumpFit()) && (e.binsDone < 16 || e.binsDone%4 == 0 || e.last != EventNone || e.jumpBins >= 0 && e.jumpBins < 16) {
+		// What a fit not taken leaves for the bound and the kink test to
+		// read stays as the last fit taken left it.
+		seBound, apart, slopesApart, dir := e.rSEBound, e.rApart, e.slopesApart, e.dirSlopes
+		r, se, ok := e.driftFit()
+		// Shrink toward zero by the prior on clock drift: a slope fitted
+		// to a few noisy bins must not steer the clock.
+		k := driftPrior * driftPrior / (driftPrior*driftPrior + se*se)
+		r, se = r*k, math.Sqrt(k)*se
+		if held && !(ok && e.endsSlew(r, se)) {
+			e.rSEBound, e.rApart, e.slopesApart, e.dirSlopes = seBound, apart, slopesApart, dir
+			ok = false
+		}
+		if ok {
 			if e.keepsRate(r, se) {
 				r, se = e.r, e.rSE
 			}
@@ -132,7 +145,8 @@ func (e *Estimator) keepsRate(r, se float64) bool {
 // their move as its error.
 func (e *Estimator) rateMoved(r, se float64, now int64) {
 	d := r - e.r
-	if math.Abs(d) <= kinkSlack || math.Abs(d) <= kinkSigmas*math.Hypot(se, e.rSE) {
+	moved := math.Abs(d) > kinkSlack && math.Abs(d) > kinkSigmas*math.Hypot(se, e.rSE)
+	if e.endJumpMoved(r, se, now, moved) || !moved {
 		return
 	}
 	span := int64(e.cfg.Window)

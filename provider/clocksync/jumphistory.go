@@ -185,9 +185,7 @@ func (e *Estimator) dropBeforeJump(rj float64) {
 	e.dropOldBins(e.binN - e.jumpBins)
 	e.leftRate()
 	now := e.t[e.at(e.n-1)]
-	if e.pathTookClock(e.jumpAt, int64(2*(rj-e.r)*float64(now-e.jumpAt))) > 0 {
-		e.undoPathChangesSince(e.jumpAt, 0)
-	}
+	e.undoClockSinceJump(int64(2*(rj-e.r)*float64(now-e.jumpAt)), true)
 	e.forgetPaths()
 }
 

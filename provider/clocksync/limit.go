@@ -73,6 +73,6 @@ func (e *Estimator) dropBeyondLimit(rtt, tolU, tolW, now int64) {
 	// The states remembered hold the dropped reading's A, and the path
 	// changes logged would take it back.
 	e.forgetPaths()
-	e.pathLogN = 0
+	e.pathLogN, e.jumpPaths = 0, false
 	e.stats.AsymResets++
 }

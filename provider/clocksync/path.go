@@ -282,6 +282,9 @@ func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 	default:
 		e.anchor = e.ref
 	}
+	if !e.jumpPaths {
+		e.jumpPaths, e.jumpPathFrom, e.jumpPathAt, e.jumpPathBefore = true, e.pathLogN, now, before
+	}
 	e.pathLog[e.pathLogN%numPathLog] = pathEvent{at: now, before: before}
 	e.pathLogN++
 	e.stats.PathChanges++
@@ -454,8 +457,16 @@ func (e *Estimator) undoPathChangesSince(t, pathErr int64) {
 	if k == e.pathLogN {
 		return
 	}
+	e.undoPathChanges(k, e.pathLog[k%numPathLog].before, pathErr)
+}
+
+// undoPathChanges takes back the path changes from log index k on, back to
+// the path state before them, as undoPathChangesSince does.
+func (e *Estimator) undoPathChanges(k int, before pathRef, pathErr int64) {
+	if e.jumpPaths && k <= e.jumpPathFrom {
+		e.jumpPaths = false
+	}
 	was, wasErr := e.asym, e.asymErr
-	before := e.pathLog[k%numPathLog].before
 	e.asym, e.asymErr = before.asym, before.asymErr
 	e.ref, e.anchor = before, before
 	e.stats.PathChanges -= int64(e.pathLogN - k)

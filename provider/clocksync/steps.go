@@ -405,7 +405,7 @@ func (e *Estimator) restart(keep int, at, by int64) {
 	e.bound = -1
 	if e.keepsHistoryAcross() {
 		e.keepHistory(at, by)
-		e.stopArmed = false
+		e.stopArmed, e.endJump = false, false
 	} else {
 		e.binN, e.binsDone, e.cur = 0, 0, bin{}
 		e.forgetJump()
@@ -415,6 +415,7 @@ func (e *Estimator) restart(keep int, at, by int64) {
 		if !e.slewing {
 			e.stopTo, e.stopToSE, e.stopArmed = e.r, e.rSE, e.fitted
 		}
+		e.armEndJump()
 	}
 	e.dropDoubt()
 	e.memOK = false
@@ -426,6 +427,7 @@ func (e *Estimator) restart(keep int, at, by int64) {
 	// tested against its error, stay (taken into the drift's error, it
 	// moved 273 of 12115 runs' p99, random:1916 seed 2 11 → 27 ms).
 	e.jumpRate, e.jumpAt = 0, e.t[e.head]
+	e.jumpPaths = false
 	if e.bending {
 		e.jumpRate = e.bendRate
 	}
@@ -464,6 +466,7 @@ func (e *Estimator) rateShift(span int, to float64, toOK bool, a, b int64) {
 	prev, prevSE, prevOK := e.before, e.beforeSE, e.beforeOK
 	e.leftRate()
 	e.stopTo, e.stopToSE, e.stopArmed = e.before, e.beforeSE, e.beforeOK
+	e.endJump, e.jumpPaths = false, false
 	// Seen in one direction alone, the shift can say nothing of a step the
 	// other took meanwhile: the path changes undone below must be ones the
 	// rate's change can have made since (random:5340 at 2 Hz: a 38.6 ms
