@@ -297,6 +297,11 @@ type Estimator struct {
 	jumpAt       int64   // client time of the jump's first sample kept
 	dirSlopes    dirSlopes
 	driftHold    int // bins to wait before the drift is refitted
+	// The newest one-way step each direction took (shiftBins): client
+	// time and sign; a step that follows one of its sign within
+	// stairGap is a ramp's next part (stair.go).
+	stairAt   [2]int64
+	stairSign [2]int64
 
 	// The rate the clock ran at before the newest restart (a clock shift,
 	// or a jump that dropped the drift history), if stopArmed: a slew

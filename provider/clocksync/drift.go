@@ -58,21 +58,25 @@ func (e *Estimator) fit(now int64, drift bool) {
 	// is short, on every fourth after.
 	changed := false
 	// While a one-way step's new segment holds the fit, a jump that may
-	// have been a slew's end still has the bins since it fitted: the steps
-	// may be the clock going on at the rate it returned to, and only a
-	// fit that shows that rate is taken (endjump.go).
+	// have been a slew's start or end still has the bins since it fitted:
+	// the steps may be the clock going on at a rate the jump did not take.
+	// Only a fit that shows the rate before the slew (endjump.go), or the
+	// fit since a jump that kept the history, taken by its own tests
+	// (sinceJumpFit), is taken then.
 	held := e.driftHold > 0
-	if drift && (!held || e.endJumpFit()) && (e.binsDone < 16 || e.binsDone%4 == 0 || e.last != EventNone || e.jumpBins >= 0 && e.jumpBins < 16) {
+	jumpFit := e.jumpBins >= jumpFitBins && e.jumpBins < e.binN
+	if drift && (!held || e.endJumpFit() || jumpFit) && (e.binsDone < 16 || e.binsDone%4 == 0 || e.last != EventNone || e.jumpBins >= 0 && e.jumpBins < 16) {
 		// What a fit not taken leaves for the bound and the kink test to
 		// read stays as the last fit taken left it.
-		seBound, apart, slopesApart, dir := e.rSEBound, e.rApart, e.slopesApart, e.dirSlopes
+		seBound, apart, slopesApart, dir, jumpSE := e.rSEBound, e.rApart, e.slopesApart, e.dirSlopes, e.jumpSE
 		r, se, ok := e.driftFit()
+		dropped := jumpFit && e.jumpBins >= e.binN
 		// Shrink toward zero by the prior on clock drift: a slope fitted
 		// to a few noisy bins must not steer the clock.
 		k := driftPrior * driftPrior / (driftPrior*driftPrior + se*se)
 		r, se = r*k, math.Sqrt(k)*se
-		if held && !(ok && e.endsSlew(r, se)) {
-			e.rSEBound, e.rApart, e.slopesApart, e.dirSlopes = seBound, apart, slopesApart, dir
+		if held && !dropped && !(ok && e.endsSlew(r, se)) {
+			e.rSEBound, e.rApart, e.slopesApart, e.dirSlopes, e.jumpSE = seBound, apart, slopesApart, dir, jumpSE
 			ok = false
 		}
 		if ok {

@@ -335,8 +335,17 @@ func (e *Estimator) rampsWithin(span int, a, b int64) bool {
 // shiftBins starts a new path segment in each direction that stepped
 // (du, dw nonzero) from client time stepAt on: the drift fit gives each
 // segment its own intercept, so the step, whatever its exact size, reads
-// as no slope.
+// as no slope. A ramp's next part after a jump (stair.go) starts none.
 func (e *Estimator) shiftBins(stepAt, du, dw int64) {
+	if du == 0 && dw == 0 {
+		return
+	}
+	if e.stairPart(0, du, stepAt) {
+		du = 0
+	}
+	if e.stairPart(1, dw, stepAt) {
+		dw = 0
+	}
 	if du == 0 && dw == 0 {
 		return
 	}
