@@ -14,10 +14,10 @@ package clocksync
 // segment and holds nothing; and a step that does hold the fit still
 // lets the bins since the jump be weighed (fit, drift.go), taken only by
 // their own tests. (Everywhere, not only after a jump, the stair took
-// queues' drains for slopes: random:8001..9400 44
-// runs worse by over 5% against 42 better, random:9161 seed 3 1.7 →
-// 6.8 ms. After a jump it still can: random:9072 seed 2, a bloat's drain
-// 14 s after a server step, 3.4 → 12.0 ms.)
+// queues' drains for slopes: random:8001..9400 44 runs worse by over 5%
+// against 42 better, random:9161 seed 3 1.7 → 6.8 ms. After a jump it
+// still can: random:9072 seed 2, a bloat's drain 14 s after a server
+// step, 3.4 → 12.0 ms.)
 
 // stairGap is how soon after a one-way step another of its sign may be
 // a ramp's next part.
