@@ -70,6 +70,7 @@ func (e *Estimator) fit(now int64, drift bool) {
 		// read stays as the last fit taken left it.
 		seBound, apart, slopesApart, dir, jumpSE := e.rSEBound, e.rApart, e.slopesApart, e.dirSlopes, e.jumpSE
 		r, se, ok := e.driftFit()
+		// (A fit since the jump taken drops the bins before it.)
 		dropped := jumpFit && e.jumpBins >= e.binN
 		// Shrink toward zero by the prior on clock drift: a slope fitted
 		// to a few noisy bins must not steer the clock.

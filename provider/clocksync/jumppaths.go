@@ -1,7 +1,5 @@
 package clocksync
 
-import "math"
-
 // The path changes since a jump. A slew whose start or end reads as a
 // clock jump leaves the floors moving apart after it at the rate the jump
 // did not take, and the path tracker takes the move for path changes, one
@@ -67,27 +65,24 @@ const (
 // the newest jump: held within half the mean excess there (never under
 // 2·tolMin), else moved.
 func (e *Estimator) jumpRoundTrip() int {
-	newest := e.pathLog[(e.pathLogN-1)%numPathLog].at
-	older, newer := int64(math.MaxInt64), int64(math.MaxInt64)
-	var sum int64
-	n, since := 0, 0
-	for k := e.n - 1; k >= 0; k-- {
-		i := e.at(k)
-		rtt := e.ud[i] + e.wd[i]
-		switch {
-		case e.t[i] < e.jumpPathAt:
-			older = min(older, rtt)
-			sum += rtt
-			n++
-		case e.t[i] >= newest || since < recentMin:
-			newer = min(newer, rtt)
-			since++
-		}
+	// The window's samples are in time order: those before the first
+	// change since the jump, [0, before), and those since the newest,
+	// [since, e.n).
+	before := 0
+	for before < e.n && e.t[e.at(before)] < e.jumpPathAt {
+		before++
 	}
-	switch {
-	case n == 0 || since == 0:
+	newest := e.pathLog[(e.pathLogN-1)%numPathLog].at
+	since := e.n
+	for since > before && e.t[e.at(since-1)] >= newest {
+		since--
+	}
+	since = max(before, min(since, e.n-recentMin))
+	if before == 0 || since == e.n {
 		return rttUnknown
-	case abs64(newer-older) <= max((sum/int64(n)-older)/2, 2*tolMin):
+	}
+	older, excess := e.roundTripFloor(0, before)
+	if newer, _ := e.roundTripFloor(since, e.n); abs64(newer-older) <= max(excess/2, 2*tolMin) {
 		return rttHeld
 	}
 	return rttMoved

@@ -223,16 +223,22 @@ func (e *Estimator) roundTripHeld(span int) bool {
 // span samples is where it was over the samples [from, e.n−span), within
 // half their mean excess over it (never under 2·tolMin).
 func (e *Estimator) roundTripAsIn(from, span int) bool {
-	older := int64(math.MaxInt64)
+	older, excess := e.roundTripFloor(from, e.n-span)
+	return e.shortestSince(span)-older <= max(excess/2, 2*tolMin)
+}
+
+// roundTripFloor returns the shortest round trip of the window's samples
+// [from, to) (at least one) and their mean excess over it.
+func (e *Estimator) roundTripFloor(from, to int) (floor, excess int64) {
+	floor = math.MaxInt64
 	var sum int64
-	for k := from; k < e.n-span; k++ {
+	for k := from; k < to; k++ {
 		i := e.at(k)
 		rtt := e.ud[i] + e.wd[i]
-		older = min(older, rtt)
+		floor = min(floor, rtt)
 		sum += rtt
 	}
-	excess := sum/int64(e.n-span-from) - older
-	return e.shortestSince(span)-older <= max(excess/2, 2*tolMin)
+	return floor, sum/int64(to-from) - floor
 }
 
 // nearShortest reports whether the newest span samples' floors, at rate
