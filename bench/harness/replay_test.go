@@ -85,6 +85,8 @@ func TestReplayedScenarios(t *testing.T) {
 		{1127, 4, 1, 0, "as random:126, a 5.2ms client step under a 10.5ms triangular downlink (p99 4.23ms)"},
 		{254, 1, 5, 0, "guards random:126's rule: without its check for an interruption, the run's first handover (13ms down, 14ms up, the round trip within the 4ms precision of a 5G uplink's floor) was taken for a jump (p99 2.9 -> 15.1ms)"},
 		{179, 2, 3, 0, "guards random:126's rule: without its check for a path that held still, a handover after others, one ping lost, was taken for a jump (p99 1.0 -> 10.8ms)"},
+		{188, 5, 0.9, 0, "on a soft 5G uplink, one sample 1.06ms below the floor 13.5s after the start, beyond the spacing's tolerance and eight wanders of the few bins so far, was taken for a path change, and A kept the start's floor excess: 0.8ms of error for 20 minutes (p99 1.21ms)"},
+		{13849, 1, 1, 0, "guards random:188's rule: an uplink route 31ms shorter 51s after the start came down in parts of a sample each, and each, followed as a lone sample's fall, took the offset with it until the samples below the floor from before it were put back to the path (p99 0.17 -> 5.4ms)"},
 		{315, 3, 0.5, 0, "guards random:126's rule: without its check for a rate that moved, a -482 ppm server slew's end, its first fall, was taken for a jump, and the restart lost the slew's end (p99 0.08 -> 2.7ms)"},
 		{4707, 2, 0.2, 50 * time.Millisecond, "guards random:126's rule: pinged at 20 Hz, without its check for a rate over the samples since, a -355 ppm client slew under way, unseen yet, had its first fall taken for a jump (p99 0.04 -> 1.9ms)"},
 		{9084, 1, 0.1, 0, "guards random:126's rule: as random:4707, a +130 ppm server slew on a 244ms round trip (p99 0.024 -> 0.34ms)"},

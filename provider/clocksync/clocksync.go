@@ -42,7 +42,10 @@
 // and a path that returns to a state seen before takes that state's A
 // back; only in the first window after a start does a floor that falls
 // through many samples count as converging (a queue at connect draining),
-// as far as the floor wanders. One floor that falls alone may still be the clock, the other
+// as far as the floor wanders, and one that falls through a single sample
+// as far as twice the jitter's mean excess (a soft floor's rare low value)
+// unless the samples after it follow it down (lonefall.go). One floor
+// that falls alone may still be the clock, the other
 // side's rise hidden in its jitter: such a fall stays in doubt until the
 // other side's samples decide (doubt.go), and one proved the clock's is
 // taken back as a jump — as is one deeper than that direction's whole
@@ -250,6 +253,8 @@ type Estimator struct {
 	spU, spW     int64 // spacing of the lowest samples at the last bound
 	// The soft floors' excess, held (bound.go).
 	heldSoftU, heldSoftW heldSoft
+	// A lone sample's fall followed in the first window (lonefall.go).
+	lone loneFall
 
 	// The stall gate: samples far above the round-trip floor.
 	rttFloor int64
@@ -279,6 +284,7 @@ type Estimator struct {
 	wanU, wanW   int64   // floorWander at the last bin: fast
 	slowU, slowW int64   // and slow
 	youngErr     int64   // half the falls followed as a young window's convergence
+	exU, exW     int64   // each floor's mean excess (the jitter's scale) at the last update
 	fellU, fellW bool    // a rise the other direction fell by as it came, while it lasts (hidden.go)
 	kinks        int     // bins in a row whose slope bent away (steps.go)
 	kinksLong    int     // and over kinkLongBins, where kinkBins did not
@@ -603,6 +609,7 @@ func (e *Estimator) update(now int64) {
 	all := used.merge(e.scan(use, e.n))
 	fu, fw := used.minU, used.minW
 	meanU, meanW := e.meanExcessOf(all, fu, fw)
+	e.exU, e.exW = meanU, meanW
 	tolU, tolW := e.floorTolerance()
 	changed := false
 	if ev := e.trackPath(used, tolU, tolW, now); ev != EventNone {

@@ -37,6 +37,8 @@ type pathRef struct {
 	// How far each floor has been let fall as convergence since.
 	fellU, fellW int64
 	at           int64 // client time the state was last confirmed
+	// Each floor's mean excess, the jitter's scale, when confirmed.
+	exU, exW int64
 }
 
 // pathEvent records a path change, so that a clock shift found later can
@@ -76,6 +78,7 @@ func (e *Estimator) makeRef(s scanned, tolU, tolW, now int64) pathRef {
 		uRaw: s.minU + e.trend(s.tu), tu: s.tu,
 		wRaw: s.minW - e.trend(s.tw), tw: s.tw,
 		tolU: tolU, tolW: tolW, spU: e.spU, spW: e.spW, asym: e.asym, asymErr: e.asymErr, bound: e.holdErr(now), at: now, n: e.n,
+		exU: e.exU, exW: e.exW,
 	}
 }
 
@@ -159,7 +162,11 @@ func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 		}
 		e.refSet = true
 		e.anchor = e.ref
+		e.lone.on = false
 		return EventNone
+	}
+	if e.lone.on {
+		e.undoLoneFall(now, tolU, tolW)
 	}
 	ru, rw := e.floorsAt(e.ref)
 	dU, dW := used.minU-ru, used.minW-rw
@@ -294,17 +301,22 @@ func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 // followFall reports whether a fall p (< 0) of the uplink's floor (u) or
 // the downlink's, seen by below of the newest samples, is the floor
 // converging (see trackPath), and if so moves the reference onto it. One
-// followed only because the window is young stays in doubt and, by half,
-// in the bound.
+// followed only because the window is young (or, in it, a lone sample's:
+// lonefall.go) stays in doubt and, by half, in the bound.
 func (e *Estimator) followFall(u bool, p int64, below int, tol, tolOther int64, used scanned, now int64) bool {
-	fell, wander := &e.ref.fellW, e.wanW
+	fell, wander, ex := &e.ref.fellW, e.wanW, e.ref.exW
 	if u {
-		fell, wander = &e.ref.fellU, e.wanU
+		fell, wander, ex = &e.ref.fellU, e.wanU, e.ref.exU
 	}
 	settling := below < settledBelow && *fell-p <= tol
-	young := now-e.freshAt < int64(e.cfg.Window) && *fell-p <= youngK*wander
-	if !settling && !young {
+	first := now-e.freshAt < int64(e.cfg.Window)
+	young := first && *fell-p <= youngK*wander
+	lone := first && !settling && !young && below < settledBelow && *fell-p <= loneFallK*ex
+	if !settling && !young && !lone {
 		return false
+	}
+	if lone && !e.lone.on {
+		e.lone = loneFall{on: true, u: u, at: now, ref: e.ref, anchor: e.anchor, doubt: e.doubt, youngErr: e.youngErr}
 	}
 	if !settling {
 		e.youngErr += -p / 2
