@@ -33,16 +33,21 @@ type loneFall struct {
 	anchor   pathRef
 	doubt    doubt
 	youngErr int64
+	asym     int64
+	asymErr  int64
 }
 
 // undoLoneFall takes back a lone fall followed within recentWindow once
 // settledBelow of the newest samples are below the reference from before
 // it (by the tolerance, tolU or tolW): the path got shorter, or the clock
-// moved. The reference, the anchor, the doubt and youngErr are put back as
-// they were, so that the fall is judged whole against them: a doubt left
-// from following it counted the fall twice, and a 2.2 ms clock step in
-// the first window, proved by the other side's rise, ended as the path
-// (TestStepInTheFirstWindowIsAJump).
+// moved. The reference, the anchor, the doubt, youngErr and A are put back
+// as they were (A's error only grows), so that the fall is judged whole
+// against them: a doubt left from following it counted the fall twice,
+// and a 2.2 ms clock step in the first window, proved by the other side's
+// rise, ended as the path (TestStepInTheFirstWindowIsAJump). A path
+// change meanwhile does not end the watch: during a route's ramp the
+// other side's floor moves too, and ending it there left random:13849
+// 1.0–2.0 ms of error on four seeds.
 func (e *Estimator) undoLoneFall(now, tolU, tolW int64) {
 	l := &e.lone
 	if now-l.at > recentWindow {
@@ -57,5 +62,6 @@ func (e *Estimator) undoLoneFall(now, tolU, tolW int64) {
 	}
 	if below >= settledBelow {
 		e.ref, e.anchor, e.doubt, e.youngErr, l.on = l.ref, l.anchor, l.doubt, l.youngErr, false
+		e.asym, e.asymErr = l.asym, max(e.asymErr, l.asymErr)
 	}
 }

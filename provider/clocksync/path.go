@@ -316,7 +316,7 @@ func (e *Estimator) followFall(u bool, p int64, below int, tol, tolOther int64, 
 		return false
 	}
 	if lone && !e.lone.on {
-		e.lone = loneFall{on: true, u: u, at: now, ref: e.ref, anchor: e.anchor, doubt: e.doubt, youngErr: e.youngErr}
+		e.lone = loneFall{on: true, u: u, at: now, ref: e.ref, anchor: e.anchor, doubt: e.doubt, youngErr: e.youngErr, asym: e.asym, asymErr: e.asymErr}
 	}
 	if !settling {
 		e.youngErr += -p / 2
