@@ -241,8 +241,9 @@ type Estimator struct {
 	shiftN  int
 
 	// How far the recent samples lift a floor the window still holds low,
-	// while the clock moves (path.go).
+	// while the clock moves, and how far that may be off (path.go).
 	liftU, liftW int64
+	liftErr      int64
 	doubt        doubt   // a one-sided fall that may be the clock (doubt.go)
 	shortRTT     int64   // the shortest round trip of a sample (limit.go)
 	limitSince   int64   // client time A went beyond the round trip's limit, or −1 (limit.go)
@@ -726,7 +727,7 @@ func (e *Estimator) update(now int64) {
 	// What a clock move under way can add, which the newest samples may
 	// straddle: as far again as it lifted a floor (path.go); a fresh fall
 	// in doubt; samples held out below a floor, which may be a jump.
-	bound += max(e.liftU, e.liftW)/2 + doubtErr
+	bound += max(e.liftU, e.liftW, e.liftErr)/2 + doubtErr
 	bound += max(fu-all.minU, fw-all.minW, 0) + e.youngErr
 	// A jump during a bend: the bend may have been the clock's rate
 	// changing, which the drift follows only once fitted again.

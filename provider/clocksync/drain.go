@@ -20,7 +20,15 @@ type drain struct {
 	on      bool  // a run is being watched
 	settled bool  // its settling time has passed; at and size are from then
 	at      int64 // client time the run began, or settled
+	began   int64 // client time the run began
 	size    int64 // how far the floor had fallen then
+	// Where a minimum of the newest q samples sat above each floor when
+	// the run began, and how widely (recentBias): the lift's zero
+	// (lift.go).
+	q            int
+	biasU, biasW int64
+	iqU, iqW     int64
+	biasOK       bool
 	// The newest fall refused as a drain: a fall on that side moments
 	// later is the same drain going on.
 	seen   bool
@@ -61,7 +69,7 @@ func (e *Estimator) drains(pU, pW, tolU, tolW, now int64) bool {
 	switch {
 	case d.seen && d.seenU == uFell && now-d.seenAt < drainKeep:
 	case !d.on:
-		d.on, d.settled, d.at, d.size = true, false, now, fall
+		d.on, d.settled, d.at, d.size, d.began = true, false, now, fall, now
 		return false
 	case !d.settled:
 		if now-d.at >= drainSettle {

@@ -145,7 +145,7 @@ func (e *Estimator) leftMatches(k pathRef, ru, rw, pU, pW, tolU, tolW, now int64
 // returns EventPathChange when the path moved; it sets e.asym so that a
 // path move leaves the offset where it was.
 func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
-	e.liftU, e.liftW = 0, 0
+	e.liftU, e.liftW, e.liftErr = 0, 0, 0
 	if !e.refSet || e.acquiring > 0 {
 		// Converging: the offset follows the floors; A stays. The floors'
 		// uncertainty only shrinks while converging: a swell of the
@@ -214,15 +214,9 @@ func (e *Estimator) trackPath(used scanned, tolU, tolW, now int64) Event {
 		e.drain.on = false
 	}
 	if explained && !drained {
-		// A clock move under way: the falling side's window floor already
-		// shows it, the rising side's only in the recent samples. Lift the
-		// rising side to them (as far as the fall) so the offset follows
-		// the clock now, not when the window has turned over.
-		if uMoves(pU, pW, tolU, tolW) {
-			e.liftW = min(max(0, rec.mw-used.minW), abs64(pU))
-		} else {
-			e.liftU = min(max(0, rec.mu-used.minU), abs64(pW))
-		}
+		// A clock move under way: the offset follows it now, not when
+		// the window has turned over (lift.go).
+		e.lift(rec, used, pU, pW, tolU, tolW, now)
 		return EventNone
 	}
 	// The path changed. The offset is the reference state's, moved by the
