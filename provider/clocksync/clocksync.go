@@ -241,7 +241,7 @@ type Estimator struct {
 	shiftN  int
 
 	// How far the recent samples lift a floor the window still holds low,
-	// while the clock moves, and how far that may be off (path.go).
+	// while the clock moves, and how far that may be off (lift.go).
 	liftU, liftW int64
 	liftErr      int64
 	doubt        doubt   // a one-sided fall that may be the clock (doubt.go)
@@ -725,7 +725,7 @@ func (e *Estimator) update(now int64) {
 	// the other's may have been the clock's (drift.go).
 	bound += e.tiltBeyond(e.rApart)
 	// What a clock move under way can add, which the newest samples may
-	// straddle: as far again as it lifted a floor (path.go); a fresh fall
+	// straddle: as far again as it lifted a floor (lift.go); a fresh fall
 	// in doubt; samples held out below a floor, which may be a jump.
 	bound += max(e.liftU, e.liftW, e.liftErr)/2 + doubtErr
 	bound += max(fu-all.minU, fw-all.minW, 0) + e.youngErr
