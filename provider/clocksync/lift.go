@@ -24,7 +24,13 @@ package clocksync
 // the window's floors used, and liftErr, how far it may be off: at least
 // the 5 s minimum's lift, as the bias taken off may be the move's.
 func (e *Estimator) lift(rec recentSummary, used scanned, pU, pW, tolU, tolW, now int64) {
+	// At slow pings the window holds too few stretches of recentMin for
+	// their median (60 at 1 Hz): fewer samples make more stretches, and
+	// at least 16 recent ones span 16 s there.
 	q := min(rec.k, recentMin)
+	if (e.n-q)/q < minBiasChunks {
+		q = max(4, e.n/(minBiasChunks+1))
+	}
 	d := &e.drain
 	if d.began == now {
 		d.q = q
@@ -32,10 +38,14 @@ func (e *Estimator) lift(rec recentSummary, used scanned, pU, pW, tolU, tolW, no
 	}
 	// The rising side's newest minimum, its 5 s one and its window floor,
 	// and where and how widely a newest minimum sat before the run.
-	newest, recent, floor, bias, spread, fall := rec.sw, rec.mw, used.minW, d.biasW, d.iqW, abs64(pU)
+	nu, nw := rec.su, rec.sw
+	if q != recentMin {
+		nu, nw = e.minDetrended(e.n-q, e.n)
+	}
+	newest, recent, floor, bias, spread, fall := nw, rec.mw, used.minW, d.biasW, d.iqW, abs64(pU)
 	lift := &e.liftW
 	if !uMoves(pU, pW, tolU, tolW) {
-		newest, recent, floor, bias, spread, fall = rec.su, rec.mu, used.minU, d.biasU, d.iqU, abs64(pW)
+		newest, recent, floor, bias, spread, fall = nu, rec.mu, used.minU, d.biasU, d.iqU, abs64(pW)
 		lift = &e.liftU
 	}
 	wide := min(max(0, recent-floor), fall)
