@@ -26,10 +26,11 @@ package clocksync
 func (e *Estimator) lift(rec recentSummary, used scanned, pU, pW, tolU, tolW, now int64) {
 	// At slow pings the window holds too few stretches of recentMin for
 	// their median (60 at 1 Hz): fewer samples make more stretches, and
-	// at least 16 recent ones span 16 s there.
-	q := min(rec.k, recentMin)
+	// at least 16 recent ones span 16 s there. Never more than the window
+	// holds (after an outage, a sample or two).
+	q := max(1, min(rec.k, recentMin, e.n))
 	if (e.n-q)/q < minBiasChunks {
-		q = max(4, e.n/(minBiasChunks+1))
+		q = max(1, min(e.n, max(4, e.n/(minBiasChunks+1))))
 	}
 	d := &e.drain
 	if d.began == now {

@@ -188,3 +188,29 @@ func TestSlewStartIsFollowedOnTheNewestSamples(t *testing.T) {
 		t.Errorf("median over seeds of the mean error in the slew's first 12 s: %.3f ms, want under 0.2 ms", m*1e3)
 	}
 }
+
+// TestLiftOnAFewSamples: after an outage the window may hold a single
+// sample. On windows of 1 to 20 samples, too few for the bias's
+// stretches, the lift stays within the fall, and its error is at least
+// the lift.
+func TestLiftOnAFewSamples(t *testing.T) {
+	p := &path{rng: rand.New(rand.NewPCG(1, 2)), offset: time.Second, up: 5 * ms, down: 5 * ms,
+		jitUp: exponential(time.Millisecond), jitDn: exponential(time.Millisecond)}
+	for n := 1; n <= 20; n++ {
+		e := newEst(t)
+		var now time.Duration
+		for k := range n {
+			now = time.Duration(k) * 100 * ms
+			if err := e.Observe(p.exchange(now)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tc := e.t[e.at(e.n-1)]
+		e.drain = drain{on: true, began: tc}
+		fall := int64(2 * ms)
+		e.lift(e.recent(tc, 0, 0), e.scan(0, e.n), -fall, 0, int64(100*time.Microsecond), int64(100*time.Microsecond), tc)
+		if e.liftW < 0 || e.liftW > fall || e.liftErr < e.liftW {
+			t.Errorf("%d samples: lift %v, error %v, want within [0, %v] and the error at least the lift", n, time.Duration(e.liftW), time.Duration(e.liftErr), time.Duration(fall))
+		}
+	}
+}
