@@ -31,7 +31,8 @@ const minBiasChunks = 5
 // taken for such a gap, made a slew of it). ok is false when fewer
 // stretches precede the span.
 func (e *Estimator) shortMinBias(span, q int) (bu, bw int64, ok bool) {
-	return e.minBias(span, q, biasChunks)
+	bu, bw, iqU, iqW, ok := e.minSpread(span, q, biasChunks)
+	return min(bu, 4*iqU), min(bw, 4*iqW), ok
 }
 
 // recentBias is how far above the floor of the samples before them a
@@ -50,13 +51,6 @@ func (e *Estimator) recentBias(q int) (bu, bw, iqU, iqW int64, ok bool) {
 		return 0, 0, 0, 0, false
 	}
 	return min(max(0, bu), 4*iqU, e.exU), min(max(0, bw), 4*iqW, e.exW), iqU, iqW, true
-}
-
-// minBias is shortMinBias over the last k stretches of q samples before
-// the span.
-func (e *Estimator) minBias(span, q, k int) (bu, bw int64, ok bool) {
-	bu, bw, iqU, iqW, ok := e.minSpread(span, q, k)
-	return min(bu, 4*iqU), min(bw, 4*iqW), ok
 }
 
 // minSpread returns the median and the interquartile range of the minima

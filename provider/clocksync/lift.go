@@ -28,7 +28,7 @@ func (e *Estimator) lift(rec recentSummary, used scanned, pU, pW, tolU, tolW, no
 	// their median (60 at 1 Hz): fewer samples make more stretches, and
 	// at least 16 recent ones span 16 s there. Never more than the window
 	// holds (after an outage, a sample or two).
-	q := max(1, min(rec.k, recentMin, e.n))
+	q := max(1, min(rec.k, recentMin))
 	if (e.n-q)/q < minBiasChunks {
 		q = max(1, min(e.n, max(4, e.n/(minBiasChunks+1))))
 	}
