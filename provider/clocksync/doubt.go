@@ -513,6 +513,26 @@ func (e *Estimator) recentGap() bool {
 	return e.silentAt >= e.t[e.at(max(0, e.n-gapSamples))]
 }
 
+// riseAfterGapSamples is how many samples before a rise's first an
+// interruption may have ended for riseAfterGap: the rise shows only once
+// enough samples sit above the old floor, a few after the path moved.
+const riseAfterGapSamples = 8
+
+// riseAfterGap reports whether the newest span samples' rise began at an
+// interruption: one ended no more than riseAfterGapSamples before the
+// span's first sample and no later than its third. A handover moves both
+// floors across its silence, one up and the other down, as a slew's start
+// does over seconds; a rise that began there is taken for the clock only
+// if it ramps within its span (rampsWithin). A loss burst during a slew
+// that the rise merely followed (random:222 seed 4) still ramps.
+func (e *Estimator) riseAfterGap(span int) bool {
+	if !e.silent || span >= e.n {
+		return false
+	}
+	first := e.n - span
+	return e.silentAt >= e.t[e.at(max(0, first-riseAfterGapSamples))] && e.silentAt <= e.t[e.at(min(e.n-1, first+2))]
+}
+
 // gapLimit is how long a silence must last to be an interruption: four
 // typical spacings of the window's samples, and at least 100ms.
 func (e *Estimator) gapLimit() int64 {

@@ -230,7 +230,7 @@ func (e *Estimator) detectSteps() Event {
 	if span <= e.n/2 && (a < 0) != (b < 0) && abs64(a) > noiseU && abs64(b) > noiseW &&
 		(equal(a, b) || equal(ea, eb)) &&
 		float64(abs64(a-b))/2 <= maxShift*float64(e.t[newest]-e.t[e.at(e.n-span)]) &&
-		e.stillRamping(span, q, a, b) && (!earlyLook || e.rampsWithin(span, a, b)) {
+		e.stillRamping(span, q, a, b) && (!earlyLook && !e.riseAfterGap(span) || e.rampsWithin(span, a, b)) {
 		e.rateShift(span, 0, false, a, b)
 		return EventClockShift
 	}
