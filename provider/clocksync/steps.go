@@ -159,7 +159,12 @@ func (e *Estimator) detectSteps() Event {
 			e.aboveU, e.aboveW, e.mildU, e.mildW = 0, 0, 0, 0
 			e.olderDirty = true
 			e.markJump(a, b, e.sentAt(e.n-(span-skip)))
+			pu, pw := e.pendingRises(span, fu, fw)
 			e.restart(span-skip, e.t[e.at(e.n-span)], (b-a)/2)
+			if e.reacq.on && !e.reacq.ended && pu+pw > 0 {
+				e.reacq.pendU, e.reacq.pendW = pu, pw
+				e.reacq.pendA = e.asym
+			}
 			if e.reacq.on {
 				e.reacq.pathErr += pathErr
 			} else {
