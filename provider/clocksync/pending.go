@@ -68,15 +68,8 @@ func (e *Estimator) pendingRises(span int, fu, fw int64) (pu, pw int64) {
 		if excess/int64(first-k) >= m-floor {
 			return 0
 		}
-		before, during := int64(math.MaxInt64), int64(math.MaxInt64)
-		for j := range first {
-			i := e.at(j)
-			if j < k {
-				before = min(before, e.ud[i]+e.wd[i])
-			} else {
-				during = min(during, e.ud[i]+e.wd[i])
-			}
-		}
+		before, _ := e.roundTripFloor(0, k)
+		during, _ := e.roundTripFloor(k, first)
 		if 4*(during-before) < 3*(m-floor) {
 			return 0
 		}
